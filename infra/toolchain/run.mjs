@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// Runs a workspace script on the project's own toolchain, installing it first where missing.
+// The machines ship an older Node; the platform needs Node 24 LTS and pnpm, which the npm
+// registry carries as packages. This file therefore runs on any Node >= 18 and uses only npm.
+//
+//   node infra/toolchain/run.mjs <script> [args...]   e.g. platform:start, test:all
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const toolchain = join(root, '.toolchain');
+const versions = JSON.parse(readFileSync(join(root, 'infra/toolchain/versions.json'), 'utf8'));
+const bin = join(toolchain, 'node_modules/.bin');
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function say(line) {
+  process.stderr.write(`[toolchain] ${line}\n`);
+}
+
+function installedNodeVersion() {
+  const node = join(bin, 'node');
+  if (!existsSync(node)) return null;
+  const out = spawnSync(node, ['--version'], { encoding: 'utf8' });
+  return out.status === 0 ? out.stdout.trim().replace(/^v/, '') : null;
+}
+
+function ensureToolchain() {
+  const pnpmVersion = existsSync(join(bin, 'pnpm'))
+    ? spawnSync(join(bin, 'pnpm'), ['--version'], { encoding: 'utf8' }).stdout?.trim()
+    : null;
+  if (installedNodeVersion() === versions.node && pnpmVersion === versions.pnpm) return;
+  say(`installing Node ${versions.node} and pnpm ${versions.pnpm} into .toolchain/`);
+  mkdirSync(toolchain, { recursive: true });
+  writeFileSync(
+    join(toolchain, 'package.json'),
+    `${JSON.stringify({ private: true, dependencies: { node: versions.node, pnpm: versions.pnpm } }, null, 2)}\n`,
+  );
+  const status = run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', '--prefix', toolchain],
+    { cwd: toolchain },
+  );
+  if (status !== 0 || installedNodeVersion() !== versions.node) {
+    say('could not install the toolchain from the npm registry');
+    process.exit(1);
+  }
+}
+
+// Installs the workspace's dependencies when the lockfile changed since the last install.
+function ensureDependencies(env) {
+  const lock = readFileSync(join(root, 'pnpm-lock.yaml'));
+  const stampFile = join(root, 'node_modules/.lock-stamp');
+  const stamp = createHash('sha256').update(lock).update(versions.node).digest('hex');
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) return;
+  say('installing dependencies (pnpm install --frozen-lockfile)');
+  const status = run(join(bin, 'pnpm'), ['install', '--frozen-lockfile', '--reporter=append-only'], {
+    cwd: root,
+    env,
+  });
+  if (status !== 0) process.exit(status);
+  writeFileSync(stampFile, stamp);
+}
+
+const [script, ...args] = process.argv.slice(2);
+if (!script) {
+  say('usage: node infra/toolchain/run.mjs <script> [args...]');
+  process.exit(2);
+}
+ensureToolchain();
+const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: '' };
+ensureDependencies(env);
+process.exit(run(join(bin, 'pnpm'), ['run', '--silent', script, ...args], { cwd: root, env }));

@@ -1,0 +1,223 @@
+// Every setting of the platform, read from the environment and validated once at start.
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const environments = ['sandbox', 'staging', 'production'] as const;
+export type Environment = (typeof environments)[number];
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** The wire path prefix the contract fixes. */
+export const wirePrefix = '/developer/v1';
+
+export interface Config {
+  environment: Environment;
+  /** The contract's platform switch: off in production unless DEVELOPER_PLATFORM_ENABLED is set. */
+  platformEnabled: boolean;
+  /** {base_url}: the issuer and the public base, ending in /developer/v1. */
+  baseUrl: URL;
+  playerClientUrl: URL;
+  consoleUrl: URL;
+  mockBaseUrl: URL;
+  /** Atlassian Statuspage v2 summary.json; null when not integrated. */
+  statusUrl: URL | null;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  dataDir: string;
+  host: string;
+  /** The listen port of a service started alone; null means the port of its public URL. */
+  port: number | null;
+  logLevel: LogLevel;
+  /** Raw secret settings, validated for shape; see secrets.ts for their use. */
+  secretSettings: SecretSettings;
+}
+
+export interface SecretSettings {
+  signingKeys: string | null;
+  pairwiseSecret: string | null;
+  cookieKeys: string | null;
+}
+
+/** A setting that cannot be used; `message` names the variable and never echoes a secret. */
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable} ${problem}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+function read(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = read(env, name);
+  if (value === null) return fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+const truthy = ['1', 'true', 'on', 'yes'];
+const falsy = ['0', 'false', 'off', 'no'];
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = read(env, name)?.toLowerCase() ?? null;
+  if (value === null) return fallback;
+  if (truthy.includes(value)) return true;
+  if (falsy.includes(value)) return false;
+  throw new ConfigError(name, `must be one of ${[...truthy, ...falsy].join(', ')} (got "${value}")`);
+}
+
+function httpUrl(env: Env, name: string, fallback: string | null, requireHttps: boolean): URL | null {
+  const value = read(env, name) ?? fallback;
+  if (value === null) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(name, `must be an http(s) URL (got "${value}")`);
+  }
+  if (requireHttps && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must use https in production (got "${value}")`);
+  }
+  if (url.username || url.password || url.hash) {
+    throw new ConfigError(name, 'must not carry credentials or a fragment');
+  }
+  return url;
+}
+
+function origin(env: Env, name: string, fallback: string, requireHttps: boolean): URL {
+  const url = httpUrl(env, name, fallback, requireHttps) as URL;
+  if (url.pathname !== '/' || url.search) {
+    throw new ConfigError(name, `must be an origin without a path or query (got "${url.href}")`);
+  }
+  return url;
+}
+
+function apiBase(env: Env, name: string, fallback: string, requireHttps: boolean): URL {
+  const url = httpUrl(env, name, fallback, requireHttps) as URL;
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith(wirePrefix) || url.search) {
+    throw new ConfigError(name, `must end with the wire path ${wirePrefix} and carry no query (got "${url.href}")`);
+  }
+  return new URL(`${url.origin}${path}`);
+}
+
+function connectionUrl(env: Env, name: string, protocols: string[]): string | null {
+  const value = read(env, name);
+  if (value === null) return null;
+  let protocol: string;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
+  }
+  if (!protocols.includes(protocol)) throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL`);
+  return value;
+}
+
+function port(env: Env, name: string): number | null {
+  const value = read(env, name);
+  if (value === null) return null;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || number > 65535) {
+    throw new ConfigError(name, `must be a port number from 1 to 65535 (got "${value}")`);
+  }
+  return number;
+}
+
+function secretSettings(env: Env, production: boolean): SecretSettings {
+  const settings = {
+    signingKeys: read(env, 'SIGNING_KEYS'),
+    pairwiseSecret: read(env, 'PAIRWISE_SECRET'),
+    cookieKeys: read(env, 'COOKIE_KEYS'),
+  };
+  const names = { signingKeys: 'SIGNING_KEYS', pairwiseSecret: 'PAIRWISE_SECRET', cookieKeys: 'COOKIE_KEYS' };
+  for (const key of Object.keys(names) as (keyof SecretSettings)[]) {
+    if (production && settings[key] === null) throw new ConfigError(names[key], 'is required in production');
+  }
+  if (settings.pairwiseSecret !== null && settings.pairwiseSecret.length < 32) {
+    throw new ConfigError('PAIRWISE_SECRET', 'must be at least 32 characters');
+  }
+  if (settings.cookieKeys?.split(',').some((key) => key.trim().length < 32)) {
+    throw new ConfigError('COOKIE_KEYS', 'must be a comma-separated list of keys of at least 32 characters each');
+  }
+  if (settings.signingKeys !== null) validateSigningKeys(settings.signingKeys);
+  return settings;
+}
+
+/** SIGNING_KEYS: a JWKS of private Ed25519 keys, each with a kid; the first signs. */
+export function validateSigningKeys(value: string): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError('SIGNING_KEYS', 'must be a JSON Web Key Set ({"keys":[...]})');
+  }
+  const keys = (parsed as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) {
+    throw new ConfigError('SIGNING_KEYS', 'must be a JSON Web Key Set with at least one key');
+  }
+  const kids = new Set<string>();
+  for (const key of keys as Record<string, unknown>[]) {
+    const ok =
+      key?.kty === 'OKP' &&
+      key.crv === 'Ed25519' &&
+      typeof key.d === 'string' &&
+      typeof key.x === 'string' &&
+      typeof key.kid === 'string' &&
+      key.kid !== '';
+    if (!ok)
+      throw new ConfigError('SIGNING_KEYS', 'must hold only private Ed25519 keys (kty OKP, crv Ed25519, d, x, kid)');
+    if (kids.has(key.kid as string)) throw new ConfigError('SIGNING_KEYS', 'must not repeat a kid');
+    kids.add(key.kid as string);
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const environment = oneOf(env, 'DEVELOPER_PLATFORM_ENVIRONMENT', environments, 'sandbox');
+  const production = environment === 'production';
+  const config: Config = {
+    environment,
+    platformEnabled: flag(env, 'DEVELOPER_PLATFORM_ENABLED', !production),
+    baseUrl: apiBase(env, 'BASE_URL', 'http://127.0.0.1:8080/developer/v1', production),
+    playerClientUrl: origin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.1:8081', production),
+    consoleUrl: origin(env, 'CONSOLE_URL', 'http://127.0.0.1:8082', production),
+    mockBaseUrl: apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false),
+    statusUrl: httpUrl(env, 'STATUS_URL', null, false),
+    databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    port: port(env, 'PORT'),
+    logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
+    secretSettings: secretSettings(env, production),
+  };
+  if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');
+  if (production && config.redisUrl === null) throw new ConfigError('REDIS_URL', 'is required in production');
+  if (!isAbsolute(config.dataDir)) throw new ConfigError('DATA_DIR', 'must resolve to an absolute path');
+  return config;
+}
+
+/** For entry points: a bad setting ends the process with one line naming the variable. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`configuration error: ${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}

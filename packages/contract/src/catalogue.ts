@@ -1,0 +1,100 @@
+// Facts the contract fixes, in one place for every service and test.
+
+export const apiVersion = '1.0';
+
+/** Scope catalogue (contract, Authentication rule 4). No other scope exists or is grantable. */
+export const scopes = {
+  'city.public.read': { audience: 'app or user', grants: 'GET /cities' },
+  'profile.basic.read': { audience: 'user only', grants: 'GET /me: the pairwise sub and the chosen display name' },
+} as const;
+export type Scope = keyof typeof scopes;
+export const appScopes: readonly Scope[] = ['city.public.read'];
+export const userScopes: readonly Scope[] = ['city.public.read', 'profile.basic.read'];
+
+export const limits = {
+  accessTokenSeconds: 300,
+  authorizationCodeSeconds: 120,
+  refreshTokenSeconds: 30 * 24 * 60 * 60,
+  citiesLimit: { min: 1, max: 100, default: 25 },
+  maxDataItems: 100,
+  codeVerifierLength: { min: 43, max: 128 },
+  maxRedirectUris: 5,
+} as const;
+
+export const idFormats = {
+  clientId: /^svc_[a-z2-7]{26}$/,
+  pairwiseSubject: /^ps_[A-Za-z0-9_-]{32}$/,
+  countryCode: /^[A-Z]{2}$/,
+  authorizationCodePrefix: 'sva_',
+} as const;
+
+export const platformStatusValues = [
+  'OPERATIONAL',
+  'DEGRADED',
+  'PARTIAL_OUTAGE',
+  'MAJOR_OUTAGE',
+  'MAINTENANCE',
+  'UNKNOWN',
+] as const;
+export type PlatformStatusValue = (typeof platformStatusValues)[number];
+
+/**
+ * Keys of the Capabilities map. The contract leaves them to us; README documents each.
+ * `always false` keys name what the contract says does not exist or is closed.
+ */
+export const capabilityKeys = [
+  'oauth_client_credentials',
+  'oauth_authorization_code',
+  'oauth_refresh_token_rotation',
+  'oauth_token_revocation',
+  'city_registry',
+  'player_profile',
+  'consent_webhooks',
+  'developer_console',
+  'platform_status',
+  'production_credentials',
+  'commerce',
+  'regulated_assets',
+  'entitlements',
+  'game_sessions',
+  'leaderboards',
+  'webhook_management',
+  'rate_limiting',
+  'signed_pagination',
+  'sdks',
+] as const;
+export type CapabilityKey = (typeof capabilityKeys)[number];
+
+/**
+ * Problem codes with their HTTP status and title. The contract names FEATURE_DISABLED,
+ * USER_TOKEN_REQUIRED, CONSENT_REVOKED, ACCESS_DENIED and INSUFFICIENT_SCOPE; the rest are ours.
+ */
+export const problemCodes = {
+  INVALID_QUERY: { status: 400, title: 'Invalid query' },
+  INVALID_TOKEN: { status: 401, title: 'Invalid or missing access token' },
+  ACCESS_DENIED: { status: 403, title: 'Access denied' },
+  USER_TOKEN_REQUIRED: { status: 403, title: 'User token required' },
+  CONSENT_REVOKED: { status: 403, title: 'Consent revoked' },
+  INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
+  MALFORMED_REQUEST: { status: 400, title: 'Malformed request' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+  FEATURE_DISABLED: { status: 503, title: 'Feature disabled' },
+  RESULT_TOO_LARGE: { status: 503, title: 'Result larger than limit' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service temporarily unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+export type ProblemCode = keyof typeof problemCodes;
+
+/** The URI in a Problem's `type` member for a code, e.g. urn:developer-platform:problem:not-found. */
+export function problemType(code: ProblemCode): string {
+  return `urn:developer-platform:problem:${code.toLowerCase().replaceAll('_', '-')}`;
+}
+
+/**
+ * Areas outside the contract (rule 1). Every method on these paths, and below them, answers
+ * 503 Problem FEATURE_DISABLED.
+ */
+export const disabledAreas = ['/commerce', '/entitlements', '/game-sessions', '/webhooks', '/production-credentials'];

@@ -1,0 +1,16 @@
+// pnpm db:seed: loads the sample reviewed city registry into DATABASE_URL (or the embedded PGlite).
+import { join } from 'node:path';
+import { loadConfigOrExit } from '@devplat/config';
+import { openDatabase, seedRegistry } from '../src/index.ts';
+
+const config = loadConfigOrExit();
+const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: join(config.dataDir, 'pglite') });
+try {
+  const { countries, cities } = await seedRegistry(database.prisma);
+  console.log(`seeded ${countries} countries and ${cities} cities`);
+} catch (error) {
+  console.error(`seed failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await database.close();
+}

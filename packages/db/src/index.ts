@@ -1,0 +1,6 @@
+export { type Database, type DatabaseOptions, openDatabase } from './connect.ts';
+export { prepareEmbeddedDatabase } from './embedded.ts';
+export { Prisma, PrismaClient } from './generated/client.ts';
+export * from './generated/enums.ts';
+export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
+export { seedRegistry } from './seed.ts';

@@ -1,0 +1,62 @@
+import type { Middleware } from 'koa';
+import type { Logger } from './logger.ts';
+import { ProblemError, sendProblem } from './problem.ts';
+
+/** True for failures of a backing store (PostgreSQL, Redis): the answer is 503, not 500. */
+export function isDependencyFailure(error: unknown): boolean {
+  const name = (error as Error)?.name ?? '';
+  const code = (error as { code?: unknown })?.code;
+  return (
+    name.startsWith('PrismaClient') ||
+    name === 'DriverAdapterError' ||
+    name === 'DependencyUnavailableError' ||
+    (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE'].includes(code))
+  );
+}
+
+/** Thrown by code that finds a backing store unreachable. */
+export class DependencyUnavailableError extends Error {
+  constructor(what: string, options?: ErrorOptions) {
+    super(`${what} is unavailable`, options);
+    this.name = 'DependencyUnavailableError';
+  }
+}
+
+/**
+ * Fail closed: every error becomes a Problem. ProblemErrors are rendered as they are; Koa's own
+ * HTTP errors keep their status with a generic detail; backing-store failures answer 503; anything
+ * else is a 500 whose detail says nothing about the cause (the log line has it).
+ */
+export function problemErrors(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      sendProblem(ctx, toProblem(error, logger, ctx.state.requestId as string));
+    }
+  };
+}
+
+function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
+  if (error instanceof ProblemError) return error;
+  const status = (error as { status?: unknown; expose?: unknown })?.status;
+  if (typeof status === 'number' && status === 413) {
+    return new ProblemError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts.');
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ProblemError('MALFORMED_REQUEST', 'The request could not be understood.');
+  }
+  if (isDependencyFailure(error)) {
+    logger.error({ request_id: requestId, err: describe(error) }, 'backing store unavailable');
+    return new ProblemError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Try again shortly.');
+  }
+  logger.error({ request_id: requestId, err: describe(error) }, 'unhandled error');
+  return new ProblemError('INTERNAL_ERROR', 'An internal error occurred. Quote the request_id when you report it.');
+}
+
+// Name, message and stack only: never the request, a token or a secret that an error object
+// might have picked up along the way.
+function describe(error: unknown) {
+  if (!(error instanceof Error)) return { message: String(error) };
+  return { name: error.name, message: error.message.slice(0, 500), stack: error.stack };
+}

@@ -1,0 +1,50 @@
+import type { LogLevel } from '@devplat/config';
+import type { Middleware } from 'koa';
+import { type Logger, pino } from 'pino';
+
+export type { Logger };
+
+// Whatever reaches a log line, these never do.
+const redact = {
+  paths: [
+    'req.headers.authorization',
+    'req.headers.cookie',
+    'res.headers["set-cookie"]',
+    '*.authorization',
+    '*.cookie',
+    '*.password',
+    '*.client_secret',
+    '*.secret',
+    '*.token',
+    '*.access_token',
+    '*.refresh_token',
+    '*.code',
+    '*.code_verifier',
+  ],
+  censor: '[redacted]',
+};
+
+export function createLogger(level: LogLevel, name: string, destination?: pino.DestinationStream): Logger {
+  return pino({ level, name, redact, base: { service: name } }, destination);
+}
+
+/** One line per request: method, path (never the query), status, duration, request id. */
+export function requestLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,47 @@
+import { type Config, wirePrefix } from '@devplat/config';
+import { disabledAreas } from '@devplat/contract';
+import type { PrismaClient } from '@devplat/db';
+import {
+  bodyLimit,
+  commonHeaders,
+  featureDisabled,
+  type Logger,
+  notFound,
+  operation,
+  problemErrors,
+  requestLog,
+  securityHeaders,
+} from '@devplat/http';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Integrations } from './capabilities.ts';
+import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
+import type { StatusSource } from './status-source.ts';
+
+export interface ApiDependencies {
+  config: Config;
+  prisma: PrismaClient;
+  logger: Logger;
+  statusSource: StatusSource;
+  integrations: Integrations;
+}
+
+/** The api service: the resource server of the contract under /developer/v1. */
+export function buildApiApp({ config, prisma, logger, statusSource, integrations }: ApiDependencies): Koa {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
+  operation(router, 'GET', '/capabilities', getCapabilities(config, { ...integrations }));
+  operation(router, 'GET', '/regions', getRegions(prisma));
+  operation(router, 'GET', '/status', getStatus(config, statusSource));
+  featureDisabled(router, disabledAreas);
+
+  app.use(commonHeaders());
+  app.use(securityHeaders());
+  app.use(requestLog(logger));
+  app.use(problemErrors(logger));
+  app.use(bodyLimit(16 * 1024));
+  app.use(router.routes());
+  app.use(notFound());
+  return app;
+}

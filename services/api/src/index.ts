@@ -1,0 +1,3 @@
+export { type ApiDependencies, buildApiApp } from './app.ts';
+export { capabilities, type Integrations, noIntegrations } from './capabilities.ts';
+export { createStatusSource, type PlatformStatus, parseSummary, type StatusSource } from './status-source.ts';

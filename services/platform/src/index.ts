@@ -1,0 +1,1 @@
+export { type RunningPlatform, startPlatform } from './start.ts';

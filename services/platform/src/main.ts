@@ -1,0 +1,30 @@
+// npm start: the whole platform in one process, on embedded defaults unless DATABASE_URL is set.
+import { loadConfigOrExit } from '@devplat/config';
+import { startPlatform } from './start.ts';
+
+const config = loadConfigOrExit();
+const started = performance.now();
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+try {
+  platform = await startPlatform(config);
+} catch (error) {
+  const message =
+    (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+      ? `a port is already in use (${(error as Error).message}); stop the other process or set BASE_URL`
+      : (error as Error).message;
+  process.stderr.write(`the platform could not start: ${message}\n`);
+  process.exit(1);
+}
+const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(14)} ${url}`);
+process.stdout.write(
+  `Developer Platform is ready in ${Math.round(performance.now() - started)} ms ` +
+    `(${config.environment}, ${platform.database.kind}${config.databaseUrl ? '' : ` in ${config.dataDir}`}):\n` +
+    `${lines.join('\n')}\nPress Ctrl-C to stop.\n`,
+);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await platform.close();
+    process.exit(0);
+  });
+}
