@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Runs a workspace script on the project's own toolchain, installing it first where missing.
-// The machines ship an older Node; the platform needs Node 24 LTS and pnpm, which the npm
-// registry carries as packages. This file therefore runs on any Node >= 18 and uses only npm.
+// Runs a task of the project on its own toolchain, installing the toolchain and the dependencies
+// first where they are missing or stale. The machines ship an older Node; the platform needs
+// Node 24 LTS and pnpm, which the npm registry carries as packages. This file therefore runs on
+// any Node >= 18 and uses only npm. Every script in package.json comes through here, so
+// `npm start`, `npm test` and `npm run <task>` work on a fresh machine.
 //
-//   node infra/toolchain/run.mjs <script> [args...]   e.g. platform:start, test:all
+//   node infra/toolchain/run.mjs <task> [args...]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,12 +71,27 @@ function ensureDependencies(env) {
   writeFileSync(stampFile, stamp);
 }
 
-const [script, ...args] = process.argv.slice(2);
-if (!script) {
-  say('usage: node infra/toolchain/run.mjs <script> [args...]');
+const tasks = {
+  start: ['node', 'services/platform/src/main.ts'],
+  test: ['node', 'test/run.mjs'],
+  'api:start': ['node', 'services/api/src/main.ts'],
+  'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
+  'db:seed': ['node', 'packages/db/scripts/seed.ts'],
+  'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
+  format: ['node_modules/.bin/biome', 'check', '--write', '.'],
+};
+
+const [task, ...args] = process.argv.slice(2);
+if (!(task in tasks)) {
+  say(`usage: node infra/toolchain/run.mjs <task> [args...], task one of: ${Object.keys(tasks).join(', ')}`);
   process.exit(2);
 }
 ensureToolchain();
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: '' };
 ensureDependencies(env);
-process.exit(run(join(bin, 'pnpm'), ['run', '--silent', script, ...args], { cwd: root, env }));
+// The task decides how to stop on Ctrl-C or SIGTERM; this process waits for its exit code.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {});
+const [command, ...fixed] = tasks[task];
+process.exit(
+  run(command === 'node' ? join(bin, 'node') : join(root, command), [...fixed, ...args], { cwd: root, env }),
+);

@@ -78,6 +78,7 @@ export const problemCodes = {
   INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request headers too large' },
   MALFORMED_REQUEST: { status: 400, title: 'Malformed request' },

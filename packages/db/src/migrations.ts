@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList } from '@prisma/schema-engine-wasm';
 import { prismaDir } from './paths.ts';
 import { openSchemaEngine } from './schema-engine.ts';
@@ -37,7 +37,8 @@ export async function readMigrations(baseDir = migrationsDir): Promise<Migration
 
 /** Applies pending migrations; returns the names of those it applied. */
 export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
-  const engine = await openSchemaEngine(adapter);
+  const connections = closingConnections(adapter);
+  const engine = await openSchemaEngine(connections.factory);
   try {
     const { appliedMigrationNames } = await engine.applyMigrations({
       migrationsList: await readMigrations(),
@@ -46,7 +47,26 @@ export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFac
     return appliedMigrationNames;
   } finally {
     engine.free();
+    await connections.closeAll();
   }
+}
+
+// The engine holds a session-level advisory lock on its connection while it migrates and does
+// not close that connection when freed: close every connection it opened, which ends the lock.
+function closingConnections(adapter: SqlMigrationAwareDriverAdapterFactory) {
+  const opened: SqlDriverAdapter[] = [];
+  const track = async (connect: () => Promise<SqlDriverAdapter>) => {
+    const connection = await connect();
+    opened.push(connection);
+    return connection;
+  };
+  const factory: SqlMigrationAwareDriverAdapterFactory = {
+    provider: adapter.provider,
+    adapterName: adapter.adapterName,
+    connect: () => track(() => adapter.connect()),
+    connectToShadowDb: () => track(() => adapter.connectToShadowDb()),
+  };
+  return { factory, closeAll: () => Promise.all(opened.map((connection) => connection.dispose())) };
 }
 
 /** The SQL that takes the migrations' schema to prisma/schema.prisma ('' when they agree). */

@@ -19,14 +19,17 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const requestId = newRequestId();
-  const [code, detail] =
+  const [code, detail, status] =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? (['HEADERS_TOO_LARGE', 'The request headers are larger than 16 KiB.'] as const)
+      ? ([
+          'HEADERS_TOO_LARGE',
+          'The request headers are larger than 16 KiB.',
+          '431 Request Header Fields Too Large',
+        ] as const)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? (['MALFORMED_REQUEST', 'The request did not arrive in time.'] as const)
-        : (['MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.'] as const);
+        ? (['REQUEST_TIMEOUT', 'The request did not arrive in time.', '408 Request Timeout'] as const)
+        : (['MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.', '400 Bad Request'] as const);
   const body = JSON.stringify(buildProblem(code, detail, `urn:developer-platform:request:${requestId}`, requestId));
-  const status = code === 'HEADERS_TOO_LARGE' ? '431 Request Header Fields Too Large' : '400 Bad Request';
   socket.end(
     [
       `HTTP/1.1 ${status}`,
@@ -43,7 +46,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 export function listen(listener: RequestListener, host: string, port: number): Promise<RunningServer> {
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, listener);
+  const server = createServer(
+    { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
+    listener,
+  );
   server.on('clientError', answerClientError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

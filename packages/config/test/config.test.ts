@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/index.ts';
+
+const productionSecrets = {
+  SIGNING_KEYS: JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', kid: 'k1', x: 'x', d: 'd' }] }),
+  PAIRWISE_SECRET: 'p'.repeat(32),
+  COOKIE_KEYS: 'c'.repeat(32),
+  DATABASE_URL: 'postgresql://db.internal/platform',
+  REDIS_URL: 'redis://redis.internal:6379',
+  BASE_URL: 'https://api.example.test/developer/v1',
+  PLAYER_CLIENT_URL: 'https://play.example.test',
+  CONSOLE_URL: 'https://console.example.test',
+};
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    return error;
+  }
+  assert.fail(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('configuration', () => {
+  test('embedded defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.environment, 'sandbox');
+    assert.equal(config.platformEnabled, true);
+    assert.equal(config.baseUrl.href, 'http://127.0.0.1:8080/developer/v1');
+    assert.equal(config.playerClientUrl.origin, 'http://127.0.0.1:8081');
+    assert.equal(config.consoleUrl.origin, 'http://127.0.0.1:8082');
+    assert.equal(config.statusUrl, null);
+    assert.equal(config.databaseUrl, null);
+    assert.equal(config.redisUrl, null);
+  });
+
+  test('the platform is off in production unless DEVELOPER_PLATFORM_ENABLED is set', () => {
+    assert.equal(
+      loadConfig({ ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production' }).platformEnabled,
+      false,
+    );
+    const on = loadConfig({
+      ...productionSecrets,
+      DEVELOPER_PLATFORM_ENVIRONMENT: 'production',
+      DEVELOPER_PLATFORM_ENABLED: 'true',
+    });
+    assert.equal(on.platformEnabled, true);
+    assert.equal(loadConfig({ DEVELOPER_PLATFORM_ENVIRONMENT: 'staging' }).platformEnabled, true);
+    assert.equal(loadConfig({ DEVELOPER_PLATFORM_ENABLED: 'off' }).platformEnabled, false);
+  });
+
+  test('a trailing slash on BASE_URL is tolerated', () => {
+    assert.equal(
+      loadConfig({ BASE_URL: 'http://localhost:9000/developer/v1/' }).baseUrl.href,
+      'http://localhost:9000/developer/v1',
+    );
+  });
+
+  const bad: [Record<string, string>, string, RegExp][] = [
+    [
+      { DEVELOPER_PLATFORM_ENVIRONMENT: 'prod' },
+      'DEVELOPER_PLATFORM_ENVIRONMENT',
+      /one of sandbox, staging, production/,
+    ],
+    [{ DEVELOPER_PLATFORM_ENABLED: 'maybe' }, 'DEVELOPER_PLATFORM_ENABLED', /one of/],
+    [{ BASE_URL: 'not a url' }, 'BASE_URL', /absolute/],
+    [{ BASE_URL: 'http://127.0.0.1:8080/api' }, 'BASE_URL', /\/developer\/v1/],
+    [{ BASE_URL: 'ftp://127.0.0.1/developer/v1' }, 'BASE_URL', /http/],
+    [{ PLAYER_CLIENT_URL: 'http://127.0.0.1:8081/play' }, 'PLAYER_CLIENT_URL', /origin/],
+    [{ CONSOLE_URL: 'http://user:pw@127.0.0.1:8082' }, 'CONSOLE_URL', /credentials/],
+    [{ STATUS_URL: 'status.example' }, 'STATUS_URL', /absolute/],
+    [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres/],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL', /redis/],
+    [{ PORT: '70000' }, 'PORT', /1 to 65535/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of/],
+    [{ PAIRWISE_SECRET: 'short' }, 'PAIRWISE_SECRET', /32/],
+    [{ COOKIE_KEYS: `${'k'.repeat(32)},short` }, 'COOKIE_KEYS', /32/],
+    [{ SIGNING_KEYS: '{' }, 'SIGNING_KEYS', /JSON Web Key Set/],
+    [{ SIGNING_KEYS: '{"keys":[{"kty":"RSA","kid":"a"}]}' }, 'SIGNING_KEYS', /Ed25519/],
+    [
+      {
+        ...productionSecrets,
+        DEVELOPER_PLATFORM_ENVIRONMENT: 'production',
+        BASE_URL: 'http://api.example.test/developer/v1',
+      },
+      'BASE_URL',
+      /https/,
+    ],
+  ];
+  for (const [env, variable, message] of bad) {
+    test(`refuses ${JSON.stringify(env).slice(0, 70)}, naming ${variable}`, () => {
+      const error = refusal(env);
+      assert.equal(error.variable, variable);
+      assert.match(error.message, new RegExp(`^${variable} `));
+      assert.match(error.message, message);
+    });
+  }
+
+  for (const variable of ['SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS', 'DATABASE_URL', 'REDIS_URL']) {
+    test(`${variable} is required in production`, () => {
+      const env: Record<string, string> = { ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production' };
+      delete env[variable];
+      assert.equal(refusal(env).variable, variable);
+    });
+  }
+
+  test('a refused secret is never echoed', () => {
+    const secret = 'hunter2-very-secret';
+    assert.ok(!refusal({ PAIRWISE_SECRET: secret }).message.includes(secret));
+    assert.ok(!refusal({ COOKIE_KEYS: secret }).message.includes(secret));
+  });
+
+  test('a bad value stops the process with one line naming the variable', () => {
+    const entry = new URL('../../../services/platform/src/main.ts', import.meta.url).pathname;
+    const result = spawnSync(process.execPath, [entry], {
+      env: { PATH: process.env.PATH, DEVELOPER_PLATFORM_ENVIRONMENT: 'moon' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 78);
+    assert.equal(result.stdout, '');
+    assert.equal(
+      result.stderr,
+      'configuration error: DEVELOPER_PLATFORM_ENVIRONMENT must be one of sandbox, staging, production (got "moon")\n',
+    );
+  });
+});

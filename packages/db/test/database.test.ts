@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { applyMigrations, diffSchemaAgainstMigrations, seedRegistry } from '../src/index.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase();
+});
+after(() => database.drop());
+
+const clientId = 'svc_abcdefghijklmnopqrstuvwxyz';
+
+async function account(email: string) {
+  return database.prisma.account.create({
+    data: { email, passwordHash: 'x', displayName: 'Dev', kind: 'full' },
+  });
+}
+
+describe('migrations', () => {
+  test('prisma/migrations produce exactly prisma/schema.prisma', async () => {
+    // The engine replays the migrations on a shadow database: a scratch PGlite serves.
+    const scratch = new PGlite();
+    try {
+      assert.equal(await diffSchemaAgainstMigrations(new PrismaPGlite(scratch)), '');
+    } finally {
+      await scratch.close();
+    }
+  });
+
+  test('applying them again changes nothing', async () => {
+    assert.deepEqual(await applyMigrations(database.adapter), []);
+  });
+});
+
+describe('seed registry', () => {
+  test('is idempotent and has the promised spread', async () => {
+    await seedRegistry(database.prisma);
+    const reviewed = await database.prisma.city.findMany({ where: { reviewed: true }, include: { country: true } });
+    assert.ok(reviewed.length >= 30);
+    assert.ok(new Set(reviewed.map((city) => city.countryCode)).size >= 8);
+    assert.ok(new Set(reviewed.map((city) => city.country.region)).size >= 4);
+    assert.deepEqual(
+      new Set(reviewed.map((city) => city.availability)),
+      new Set(['closed', 'closed_beta', 'available']),
+    );
+    assert.ok((await database.prisma.city.count({ where: { reviewed: false } })) > 0);
+  });
+});
+
+describe('data model rules', () => {
+  test('an app, its secret, a sandbox player, a consent, an outbox event, a delivery and an audit record', async () => {
+    const developer = await account('model@example.test');
+    const app = await database.prisma.app.create({
+      data: { clientId, accountId: developer.id, name: 'App', scopes: ['city.public.read'], redirectUris: [] },
+    });
+    await database.prisma.clientSecret.create({ data: { appId: app.id, hash: 'h1' } });
+    const player = await database.prisma.sandboxPlayer.create({
+      data: { accountId: developer.id, username: 'player1', passwordHash: 'x', displayName: null },
+    });
+    const consent = await database.prisma.consent.create({
+      data: { appId: app.id, playerId: player.id, scopes: ['profile.basic.read'], consentTextVersion: '2026-11' },
+    });
+    const event = await database.prisma.outboxEvent.create({
+      data: { type: 'consent.granted', appId: app.id, payload: { consent: consent.id } },
+    });
+    await database.prisma.webhookDelivery.create({
+      data: { eventId: event.id, appId: app.id, url: 'https://a.test/hook' },
+    });
+    await database.prisma.auditRecord.create({
+      data: { actorType: 'account', actorId: developer.id, action: 'app.create', targetType: 'app', targetId: app.id },
+    });
+    const revoked = await database.prisma.consent.update({
+      where: { id: consent.id },
+      data: { status: 'revoked', revokedAt: new Date(), revocationReason: 'player_withdrawal' },
+    });
+    assert.equal(revoked.status, 'revoked');
+  });
+
+  test('a client id must match svc_ and 26 characters of [a-z2-7]', async () => {
+    const developer = await account('ids@example.test');
+    for (const bad of [
+      'svc_short',
+      'svc_ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+      'svc_abcdefghijklmnopqrstuvwxy1',
+      'abc_abcdefghijklmnopqrstuvwxyz',
+    ]) {
+      await assert.rejects(
+        database.prisma.app.create({
+          data: { clientId: bad, accountId: developer.id, name: 'A', scopes: [], redirectUris: [] },
+        }),
+        bad,
+      );
+    }
+  });
+
+  test('an app holds at most five redirect URIs', async () => {
+    const developer = await account('uris@example.test');
+    const uris = (n: number) => Array.from({ length: n }, (_, i) => `https://app.test/cb${i}`);
+    await database.prisma.app.create({
+      data: {
+        clientId: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaa2',
+        accountId: developer.id,
+        name: 'A',
+        scopes: [],
+        redirectUris: uris(5),
+      },
+    });
+    await assert.rejects(
+      database.prisma.app.create({
+        data: {
+          clientId: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaa3',
+          accountId: developer.id,
+          name: 'B',
+          scopes: [],
+          redirectUris: uris(6),
+        },
+      }),
+    );
+  });
+
+  test('a revoked consent records when and why; an active one records neither', async () => {
+    const consent = await database.prisma.consent.findFirstOrThrow();
+    await assert.rejects(
+      database.prisma.consent.update({ where: { id: consent.id }, data: { status: 'revoked', revokedAt: null } }),
+    );
+  });
+
+  test('a country code is ISO 3166-1 alpha-2 in capitals', async () => {
+    await assert.rejects(database.prisma.country.create({ data: { code: 'pt', name: 'x', region: 'Europe' } }));
+  });
+});

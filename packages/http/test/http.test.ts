@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Router from '@koa/router';
+import Koa from 'koa';
+import {
+  bodyLimit,
+  commonHeaders,
+  createLogger,
+  DependencyUnavailableError,
+  listen,
+  notFound,
+  problemErrors,
+  type RunningServer,
+} from '../src/index.ts';
+
+// A small app on the package's conventions, with routes that fail in each way a handler can.
+let server: RunningServer;
+const logLines: string[] = [];
+before(async () => {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  router.get('/crash', () => {
+    throw new Error('database password is hunter2');
+  });
+  router.get('/store-down', () => {
+    throw new DependencyUnavailableError('Redis');
+  });
+  router.get('/koa-error', (ctx) => ctx.throw(400, 'internal detail'));
+  router.post('/upload', bodyLimit(1024), (ctx) => {
+    ctx.body = { ok: true };
+  });
+  const logger = createLogger('info', 'test', { write: (line: string) => logLines.push(line) });
+  app.use(commonHeaders()).use(problemErrors(logger)).use(router.routes()).use(notFound());
+  server = await listen(app.callback(), '127.0.0.1', 0);
+});
+after(() => server.close());
+
+async function get(path: string, init?: RequestInit) {
+  const response = await fetch(`${server.origin}${path}`, init);
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads the body freely
+  return { response, body: (await response.json()) as any };
+}
+
+describe('fail-closed error handling', () => {
+  test('an unexpected error is a 500 Problem that reveals nothing', async () => {
+    const { response, body } = await get('/crash');
+    assert.equal(response.status, 500);
+    assert.equal(body.code, 'INTERNAL_ERROR');
+    assert.ok(!JSON.stringify(body).includes('hunter2'));
+    assert.match(body.detail, /request_id/);
+    assert.ok(logLines.some((line) => line.includes(body.request_id) && line.includes('unhandled error')));
+  });
+
+  test('an unreachable backing store is a 503 Problem', async () => {
+    const { response, body } = await get('/store-down');
+    assert.equal(response.status, 503);
+    assert.equal(body.code, 'SERVICE_UNAVAILABLE');
+  });
+
+  test("Koa's own client errors keep their status with a generic detail", async () => {
+    const { response, body } = await get('/koa-error');
+    assert.equal(response.status, 400);
+    assert.equal(body.code, 'MALFORMED_REQUEST');
+    assert.ok(!body.detail.includes('internal detail'));
+  });
+
+  test('a body announced larger than the limit is refused with 413 before it is read', async () => {
+    const { response, body } = await get('/upload', { method: 'POST', body: 'x'.repeat(2048) });
+    assert.equal(response.status, 413);
+    assert.equal(body.code, 'PAYLOAD_TOO_LARGE');
+    assert.equal((await get('/upload', { method: 'POST', body: 'x'.repeat(10) })).response.status, 200);
+  });
+});
+
+describe('logging', () => {
+  test('redacts credentials wherever they appear in a logged object', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', 'test', { write: (line: string) => lines.push(line) });
+    logger.info({
+      req: { headers: { authorization: 'Bearer abc', cookie: 's=1' } },
+      form: { client_secret: 'shh', code: 'sva_x' },
+    });
+    const line = lines.join('');
+    for (const secret of ['Bearer abc', 's=1', 'shh', 'sva_x']) assert.ok(!line.includes(secret), secret);
+  });
+});

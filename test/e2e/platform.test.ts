@@ -1,0 +1,120 @@
+// The entry points a person runs: the one-process platform (npm start), the api service alone,
+// and the migration command, each as a real process.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createTestDatabase, realPostgresUrl } from '@devplat/test/database';
+import { call } from '@devplat/test/http';
+import { freePort, repoRoot, startProcess } from '@devplat/test/process';
+
+const scratch = mkdtempSync(join(tmpdir(), 'devplat-e2e-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+// The whole environment (npm finds its registry settings through it), less what would steer the
+// processes under test.
+const baseEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn' };
+for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'BASE_URL', 'DATA_DIR', 'NODE_TEST_CONTEXT'])
+  delete baseEnv[name];
+const ready = /Developer Platform is ready/;
+
+async function checkPublicOperations(base: string) {
+  const capabilities = await call(base, '/capabilities');
+  assert.equal(capabilities.status, 200);
+  const regions = await call(base, '/regions');
+  assert.equal(regions.status, 200);
+  assert.ok(regions.json.data.length >= 8);
+  const status = await call(base, '/status');
+  assert.equal(status.json.status, 'sandbox');
+}
+
+describe('the one-process platform on embedded defaults', () => {
+  test('starts, prints its URLs, serves the contract, stops cleanly, and starts again on its data', async () => {
+    const port = await freePort();
+    const env = { ...baseEnv, DATA_DIR: join(scratch, 'data'), BASE_URL: `http://127.0.0.1:${port}/developer/v1` };
+    const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
+    assert.match(first.output(), new RegExp(`Public API\\s+http://127\\.0\\.0\\.1:${port}/developer/v1`));
+    assert.match(first.output(), /pglite/);
+    await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
+    assert.equal(await first.stop(), 0);
+
+    const second = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
+    await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
+    assert.equal(await second.stop(), 0);
+  });
+
+  test('the README command `npm start` installs what is missing and runs it', async () => {
+    const port = await freePort();
+    const env = {
+      ...baseEnv,
+      DATA_DIR: join(scratch, 'npm-start'),
+      BASE_URL: `http://127.0.0.1:${port}/developer/v1`,
+    };
+    const started = await startProcess('npm', ['start', '--silent'], env, ready, 180_000);
+    await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
+    await started.stop();
+  });
+
+  test('a port already in use is reported in one line', async () => {
+    const port = await freePort();
+    const env = { ...baseEnv, DATA_DIR: join(scratch, 'busy'), BASE_URL: `http://127.0.0.1:${port}/developer/v1` };
+    const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
+    try {
+      const second = spawnSync(process.execPath, ['services/platform/src/main.ts'], {
+        cwd: repoRoot,
+        env: { ...env, DATA_DIR: join(scratch, 'busy2') },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(second.status, 1);
+      assert.match(second.stderr, /^the platform could not start: a port is already in use/);
+    } finally {
+      await first.stop();
+    }
+  });
+});
+
+describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DATABASE_URL is not set' }, () => {
+  test('pnpm db:migrate applies the migrations once, then reports the database up to date', async () => {
+    const database = await createTestDatabase({ seed: false });
+    try {
+      // createTestDatabase migrated it already: a second migrate must find nothing to do.
+      const again = spawnSync(process.execPath, ['packages/db/scripts/migrate.ts'], {
+        cwd: repoRoot,
+        env: { ...baseEnv, DATABASE_URL: database.url ?? '' },
+        encoding: 'utf8',
+      });
+      assert.equal(again.stdout.trim(), 'database is up to date', again.stderr);
+      const seeded = spawnSync(process.execPath, ['packages/db/scripts/seed.ts'], {
+        cwd: repoRoot,
+        env: { ...baseEnv, DATABASE_URL: database.url ?? '' },
+        encoding: 'utf8',
+      });
+      assert.match(seeded.stdout, /^seeded \d+ countries and \d+ cities/, seeded.stderr);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test('the api service starts alone against DATABASE_URL', async () => {
+    const database = await createTestDatabase();
+    const port = await freePort();
+    try {
+      const api = await startProcess(
+        process.execPath,
+        ['services/api/src/main.ts'],
+        { ...baseEnv, DATABASE_URL: database.url ?? '', PORT: String(port) },
+        /api service: /,
+      );
+      try {
+        await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
+      } finally {
+        assert.equal(await api.stop(), 0);
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+// Starts the platform's real entry points as child processes and waits for them to be ready.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const repoRoot = new URL('../../', import.meta.url).pathname;
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface StartedProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Sends SIGTERM to the whole process group and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Spawns `command` in its own process group and waits until its stdout matches `ready`. */
+export async function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<StartedProcess> {
+  const child = spawn(command, args, { cwd: repoRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
+    return exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (!ready.test(output)) {
+    if (child.exitCode !== null) throw new Error(`${command} exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${command} was not ready within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, output: () => output, stop };
+}
