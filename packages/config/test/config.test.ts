@@ -1,18 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
+import { productionEnv } from '@devplat/test/env';
 import { ConfigError, loadConfig } from '../src/index.ts';
-
-const productionSecrets = {
-  SIGNING_KEYS: JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', kid: 'k1', x: 'x', d: 'd' }] }),
-  PAIRWISE_SECRET: 'p'.repeat(32),
-  COOKIE_KEYS: 'c'.repeat(32),
-  DATABASE_URL: 'postgresql://db.internal/platform',
-  REDIS_URL: 'redis://redis.internal:6379',
-  BASE_URL: 'https://api.example.test/developer/v1',
-  PLAYER_CLIENT_URL: 'https://play.example.test',
-  CONSOLE_URL: 'https://console.example.test',
-};
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
@@ -38,12 +28,9 @@ describe('configuration', () => {
   });
 
   test('the platform is off in production unless DEVELOPER_PLATFORM_ENABLED is set', () => {
-    assert.equal(
-      loadConfig({ ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production' }).platformEnabled,
-      false,
-    );
+    assert.equal(loadConfig(productionEnv).platformEnabled, false);
     const on = loadConfig({
-      ...productionSecrets,
+      ...productionEnv,
       DEVELOPER_PLATFORM_ENVIRONMENT: 'production',
       DEVELOPER_PLATFORM_ENABLED: 'true',
     });
@@ -82,7 +69,7 @@ describe('configuration', () => {
     [{ SIGNING_KEYS: '{"keys":[{"kty":"RSA","kid":"a"}]}' }, 'SIGNING_KEYS', /Ed25519/],
     [
       {
-        ...productionSecrets,
+        ...productionEnv,
         DEVELOPER_PLATFORM_ENVIRONMENT: 'production',
         BASE_URL: 'http://api.example.test/developer/v1',
       },
@@ -101,7 +88,7 @@ describe('configuration', () => {
 
   for (const variable of ['SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS', 'DATABASE_URL', 'REDIS_URL']) {
     test(`${variable} is required in production`, () => {
-      const env: Record<string, string> = { ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production' };
+      const env: Record<string, string> = { ...productionEnv };
       delete env[variable];
       assert.equal(refusal(env).variable, variable);
     });

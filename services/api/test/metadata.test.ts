@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { capabilityKeys } from '@devplat/contract';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
+import { productionEnv } from '@devplat/test/env';
 import { call } from '@devplat/test/http';
 import { type StatusServer, startStatusServer } from '@devplat/test/status-server';
 import { createStatusSource } from '../src/index.ts';
@@ -18,16 +19,6 @@ const allIntegrated = {
   playerProfile: true,
   consentWebhooks: true,
   developerConsole: true,
-};
-const productionSecrets = {
-  SIGNING_KEYS: JSON.stringify({ keys: [{ kty: 'OKP', crv: 'Ed25519', kid: 'k1', x: 'x', d: 'd' }] }),
-  PAIRWISE_SECRET: 'p'.repeat(32),
-  COOKIE_KEYS: 'c'.repeat(32),
-  DATABASE_URL: 'postgresql://db.invalid/x',
-  REDIS_URL: 'redis://redis.invalid',
-  BASE_URL: 'https://api.example.test/developer/v1',
-  PLAYER_CLIENT_URL: 'https://play.example.test',
-  CONSOLE_URL: 'https://console.example.test',
 };
 
 let database: TestDatabase;
@@ -104,17 +95,11 @@ describe('GET /capabilities', () => {
   });
 
   test('production is off unless switched on, and has no developer console', async () => {
-    const off = await api(
-      { ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production' },
-      { integrations: allIntegrated },
-    );
+    const off = await api(productionEnv, { integrations: allIntegrated });
     const offAnswer = await call(off.base, '/capabilities');
     assert.equal(offAnswer.json.environment, 'production');
     assert.equal(offAnswer.json.capabilities.oauth_client_credentials, false);
-    const on = await api(
-      { ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production', DEVELOPER_PLATFORM_ENABLED: 'true' },
-      { integrations: allIntegrated },
-    );
+    const on = await api({ ...productionEnv, DEVELOPER_PLATFORM_ENABLED: 'true' }, { integrations: allIntegrated });
     const onAnswer = await call(on.base, '/capabilities');
     assert.equal(onAnswer.json.capabilities.oauth_client_credentials, true);
     assert.equal(onAnswer.json.capabilities.developer_console, false);
@@ -189,7 +174,7 @@ describe('GET /status', () => {
   test('staging, production and a switched-off sandbox are limited', async () => {
     const envs: Record<string, string>[] = [
       { DEVELOPER_PLATFORM_ENVIRONMENT: 'staging' },
-      { ...productionSecrets, DEVELOPER_PLATFORM_ENVIRONMENT: 'production', DEVELOPER_PLATFORM_ENABLED: 'on' },
+      { ...productionEnv, DEVELOPER_PLATFORM_ENABLED: 'on' },
       { DEVELOPER_PLATFORM_ENABLED: 'off' },
     ];
     for (const env of envs) {
