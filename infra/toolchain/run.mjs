@@ -75,6 +75,7 @@ const tasks = {
   start: ['node', 'services/platform/src/main.ts'],
   test: ['node', 'test/run.mjs'],
   'api:start': ['node', 'services/api/src/main.ts'],
+  'auth:start': ['node', 'services/auth/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],

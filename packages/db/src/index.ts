@@ -1,5 +1,18 @@
 export { type Database, type DatabaseOptions, openDatabase } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
+export type {
+  Account,
+  App,
+  AuditRecord,
+  City,
+  ClientSecret,
+  Consent,
+  Country,
+  OutboxEvent,
+  RevokedToken,
+  SandboxPlayer,
+  WebhookDelivery,
+} from './generated/client.ts';
 export { Prisma, PrismaClient } from './generated/client.ts';
 export * from './generated/enums.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';

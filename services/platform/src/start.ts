@@ -1,49 +1,80 @@
 // The whole platform in one process on embedded defaults: the newcomer's `npm start`.
 // It composes the services' own builders; production runs them split (see infra/).
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { buildApiApp, createStatusSource, noIntegrations } from '@devplat/api';
-import type { Config } from '@devplat/config';
+import { authPaths, buildAuthApp } from '@devplat/auth';
+import { type Config, resolveSecrets } from '@devplat/config';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen, type RunningServer } from '@devplat/http';
+import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
 
 export interface RunningPlatform {
   /** What a person opens, by name. */
   urls: Record<string, string>;
   database: Database;
+  store: KeyValueStore;
   close(): Promise<void>;
+}
+
+/** {base_url}'s gateway: the auth service's paths to it, everything else to the api service. */
+function gateway(auth: RequestListener, api: RequestListener): RequestListener {
+  const isAuthPath = (request: IncomingMessage) => {
+    const path = (request.url ?? '/').split('?')[0] as string;
+    return authPaths.some((prefix) => path.startsWith(prefix));
+  };
+  return (request, response) => (isAuthPath(request) ? auth : api)(request, response);
 }
 
 function portOf(url: URL): number {
   return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 }
 
-export async function startPlatform(config: Config, options: { ephemeral?: boolean } = {}): Promise<RunningPlatform> {
+export interface StartOptions {
+  /** An open database to use (tests); otherwise DATABASE_URL or the embedded one. */
+  database?: Database;
+}
+
+export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = createLogger(config.logLevel, 'platform');
-  const database = config.databaseUrl
-    ? await openDatabase({ databaseUrl: config.databaseUrl })
-    : await prepareEmbeddedDatabase(options.ephemeral ? null : config.dataDir);
+  const database =
+    options.database ??
+    (config.databaseUrl
+      ? await openDatabase({ databaseUrl: config.databaseUrl })
+      : await prepareEmbeddedDatabase(config.dataDir));
+  // Without REDIS_URL the store lives in this process: correct only because it is the only one.
+  const store = config.redisUrl ? redisStore(config.redisUrl) : memoryStore();
   const servers: RunningServer[] = [];
+  const close = async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await store.close();
+    if (!options.database) await database.close();
+  };
   try {
     const api = buildApiApp({
       config,
       prisma: database.prisma,
       logger: logger.child({ service: 'api' }),
       statusSource: createStatusSource(config.statusUrl),
-      integrations: noIntegrations,
+      integrations: { ...noIntegrations, oauth: true },
     });
-    // The public gateway of {base_url}; the auth service joins it under /oauth and /.well-known.
-    servers.push(await listen(api.callback(), config.host, config.port ?? portOf(config.baseUrl)));
+    const auth = buildAuthApp({
+      config,
+      secrets: resolveSecrets(config),
+      prisma: database.prisma,
+      store,
+      logger: logger.child({ service: 'auth' }),
+    });
+    const publicApi = gateway(auth.callback(), api.callback());
+    servers.push(await listen(publicApi, config.host, config.port ?? portOf(config.baseUrl)));
   } catch (error) {
-    await Promise.all(servers.map((server) => server.close()));
-    await database.close();
+    await close();
     throw error;
   }
-  const [gateway] = servers as [RunningServer];
+  const [publicServer] = servers as [RunningServer];
   return {
-    urls: { 'Public API': `${gateway.origin}${config.baseUrl.pathname}` },
+    urls: { 'Public API': `${publicServer.origin}${config.baseUrl.pathname}` },
     database,
-    close: async () => {
-      await Promise.all(servers.map((server) => server.close()));
-      await database.close();
-    },
+    store,
+    close,
   };
 }

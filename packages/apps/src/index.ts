@@ -1,0 +1,3 @@
+export { hashSecret, matchSecret, newClientId, newClientSecret } from './credentials.ts';
+export { redirectUriProblem, redirectUrisProblem } from './redirect-uris.ts';
+export * from './registry.ts';

@@ -1,0 +1,55 @@
+import type { KeyValueStore } from './store.ts';
+
+/**
+ * In-process store for the one-process default (`npm start`). It is only correct while a
+ * single process serves every request, which is why production requires REDIS_URL.
+ */
+export function memoryStore(): KeyValueStore {
+  const values = new Map<string, { value: string | Set<string>; expires: number }>();
+  const live = (key: string) => {
+    const entry = values.get(key);
+    if (entry && entry.expires <= Date.now()) {
+      values.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+  const expiry = (ttl?: number) => (ttl ? Date.now() + ttl * 1000 : Number.POSITIVE_INFINITY);
+  // Drop expired entries now and then so a long-running process does not grow without bound.
+  const sweep = setInterval(() => {
+    for (const key of values.keys()) live(key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    put: async (key, value, ttl) => {
+      values.set(key, { value, expires: expiry(ttl) });
+    },
+    putIfAbsent: async (key, value, ttl) => {
+      if (live(key)) return false;
+      values.set(key, { value, expires: expiry(ttl) });
+      return true;
+    },
+    getMany: async (keys) =>
+      keys.map((key) => {
+        const value = live(key)?.value;
+        return typeof value === 'string' ? value : null;
+      }),
+    delete: async (keys) => {
+      for (const key of keys) values.delete(key);
+    },
+    addToSet: async (key, member, ttl) => {
+      const entry = live(key);
+      const set = entry?.value instanceof Set ? entry.value : new Set<string>();
+      set.add(member);
+      values.set(key, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
+    },
+    members: async (key) => {
+      const value = live(key)?.value;
+      return value instanceof Set ? [...value] : [];
+    },
+    close: async () => {
+      clearInterval(sweep);
+      values.clear();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/**
+ * The few key-value operations the platform needs, over Redis or (one process only) memory.
+ * Values are strings; every key may carry a time to live in seconds.
+ */
+export interface KeyValueStore {
+  put(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /** Stores the value only if the key does not exist; true when this call stored it. Atomic. */
+  putIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean>;
+  getMany(keys: string[]): Promise<(string | null)[]>;
+  delete(keys: string[]): Promise<void>;
+  /** Adds a member to a set, keeping the set at least ttlSeconds longer. */
+  addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
+  members(key: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** The store could not be reached; callers answer 503. */
+export class StoreUnavailableError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('the key-value store is unavailable', options);
+    this.name = 'DependencyUnavailableError';
+  }
+}

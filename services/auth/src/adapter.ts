@@ -1,0 +1,89 @@
+// oidc-provider's storage (codes, refresh tokens, grants, ...) in the key-value store. Every
+// entry of a grant is indexed under it so the whole family can be revoked at once, and consume
+// is atomic: of concurrent redemptions of one code or refresh token exactly one succeeds; each
+// loser revokes the grant and gets invalid_grant, as a replay would.
+import type { KeyValueStore } from '@devplat/kv';
+import { errors } from 'oidc-provider';
+
+type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; consumed?: number };
+
+export interface AdapterHooks {
+  /**
+   * Called, and awaited, when a grant is destroyed: by the provider (replay found on redemption,
+   * revocation) or by a lost consume race. The consent behind it ends before the answer leaves.
+   */
+  grantRevoked(grantId: string): Promise<void>;
+}
+
+const entryKey = (model: string, id: string) => `oidc:${model}:${id}`;
+const consumedKey = (key: string) => `${key}:consumed`;
+const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
+
+export async function revokeGrant(store: KeyValueStore, grantId: string): Promise<void> {
+  const keys = await store.members(grantKey(grantId));
+  await store.delete([...keys, ...keys.map(consumedKey), grantKey(grantId)]);
+}
+
+export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
+  return class StoreAdapter {
+    readonly model: string;
+    constructor(model: string) {
+      this.model = model;
+    }
+
+    async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+      const key = entryKey(this.model, id);
+      await store.put(key, JSON.stringify(payload), expiresIn);
+      const grantId = this.model === 'Grant' ? id : payload.grantId;
+      if (grantId) await store.addToSet(grantKey(grantId), key, expiresIn);
+      if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);
+      if (payload.userCode) await store.put(entryKey(`${this.model}:userCode`, payload.userCode), id, expiresIn);
+    }
+
+    async find(id: string): Promise<Payload | undefined> {
+      const key = entryKey(this.model, id);
+      const [value, consumed] = await store.getMany([key, consumedKey(key)]);
+      if (!value) return undefined;
+      const payload = JSON.parse(value) as Payload;
+      return consumed ? { ...payload, consumed: Number(consumed) } : payload;
+    }
+
+    async findByUid(uid: string) {
+      const [id] = await store.getMany([entryKey(`${this.model}:uid`, uid)]);
+      return id ? this.find(id) : undefined;
+    }
+
+    async findByUserCode(userCode: string) {
+      const [id] = await store.getMany([entryKey(`${this.model}:userCode`, userCode)]);
+      return id ? this.find(id) : undefined;
+    }
+
+    async consume(id: string): Promise<void> {
+      const key = entryKey(this.model, id);
+      const now = Math.floor(Date.now() / 1000);
+      if (await store.putIfAbsent(consumedKey(key), String(now), 60 * 60 * 24 * 31)) return;
+      // Another request consumed it between the provider's check and now: treat as a replay.
+      const payload = await this.find(id);
+      if (payload?.grantId) {
+        await revokeGrant(store, payload.grantId);
+        await hooks.grantRevoked(payload.grantId);
+      }
+      throw new errors.InvalidGrant(
+        `${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already consumed`,
+      );
+    }
+
+    async destroy(id: string): Promise<void> {
+      const key = entryKey(this.model, id);
+      await store.delete([key, consumedKey(key)]);
+      if (this.model === 'Grant') {
+        await revokeGrant(store, id);
+        await hooks.grantRevoked(id);
+      }
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await revokeGrant(store, grantId);
+    }
+  };
+}

@@ -1,0 +1,82 @@
+import type { Config, Secrets } from '@devplat/config';
+import { wirePrefix } from '@devplat/config';
+import type { PrismaClient } from '@devplat/db';
+import {
+  commonHeaders,
+  type Logger,
+  notFound,
+  operation,
+  ProblemError,
+  problemErrors,
+  requestLog,
+  securityHeaders,
+} from '@devplat/http';
+import type { KeyValueStore } from '@devplat/kv';
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import mount from 'koa-mount';
+import { authorizationServerMetadata } from './metadata.ts';
+import { contractOAuthAnswers } from './oauth-answers.ts';
+import { createProvider } from './provider.ts';
+import { revokeJwtAccessTokens } from './revocation.ts';
+
+export interface AuthDependencies {
+  config: Config;
+  secrets: Secrets;
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  logger: Logger;
+}
+
+/** Where RFC 8414 clients look for an issuer with a path, beside the contract's location. */
+export const rfc8414Path = `/.well-known/oauth-authorization-server${wirePrefix}`;
+/** The public paths the auth service answers; a gateway routes these to it. */
+export const authPaths = [`${wirePrefix}/oauth/`, `${wirePrefix}/.well-known/`, rfc8414Path];
+
+function platformSwitch(config: Config): Middleware {
+  return async (_ctx, next) => {
+    if (!config.platformEnabled) {
+      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
+    }
+    await next();
+  };
+}
+
+/** The auth service's public side: token, revocation and metadata under /developer/v1. */
+export function buildAuthApp({ config, secrets, prisma, store, logger }: AuthDependencies): Koa {
+  const provider = createProvider({ config, secrets, prisma, store });
+  provider.on('server_error', (ctx, error) => {
+    ctx.state.providerError = error;
+  });
+  const toProvider = mount(wirePrefix, provider as unknown as Koa);
+  const metadata = authorizationServerMetadata(config);
+  const on = platformSwitch(config);
+  const serveMetadata: Middleware = (ctx) => {
+    ctx.body = metadata;
+  };
+
+  const router = new Router({ strict: true, sensitive: true });
+  operation(router, 'POST', `${wirePrefix}/oauth/token`, on, contractOAuthAnswers(), toProvider);
+  operation(
+    router,
+    'POST',
+    `${wirePrefix}/oauth/revoke`,
+    on,
+    contractOAuthAnswers(),
+    revokeJwtAccessTokens(config, secrets, prisma, provider),
+    toProvider,
+  );
+  operation(router, 'GET', `${wirePrefix}/.well-known/oauth-authorization-server`, on, serveMetadata);
+  operation(router, 'GET', rfc8414Path, on, serveMetadata);
+
+  const app = new Koa();
+  app.silent = true;
+  app.keys = secrets.cookieKeys;
+  app.use(commonHeaders());
+  app.use(securityHeaders());
+  app.use(requestLog(logger));
+  app.use(problemErrors(logger));
+  app.use(router.routes());
+  app.use(notFound());
+  return app;
+}

@@ -1,0 +1,29 @@
+// The auth service alone, for the split deployment: npm run auth:start. Needs DATABASE_URL and
+// REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
+// /.well-known/oauth-authorization-server/developer/v1 here.
+import { loadConfigOrExit, resolveSecrets } from '@devplat/config';
+import { openDatabase } from '@devplat/db';
+import { createLogger, listen } from '@devplat/http';
+import { redisStore } from '@devplat/kv';
+import { buildAuthApp } from './app.ts';
+
+const config = loadConfigOrExit();
+if (!config.databaseUrl || !config.redisUrl) {
+  process.stderr.write('configuration error: the auth service alone needs DATABASE_URL and REDIS_URL\n');
+  process.exit(78);
+}
+const logger = createLogger(config.logLevel, 'auth');
+const database = await openDatabase({ databaseUrl: config.databaseUrl });
+const store = redisStore(config.redisUrl);
+const app = buildAuthApp({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
+const server = await listen(app.callback(), config.host, config.port ?? 8090);
+process.stdout.write(`auth service: ${server.origin}${config.baseUrl.pathname}\n`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await server.close();
+    await store.close();
+    await database.close();
+    process.exit(0);
+  });
+}

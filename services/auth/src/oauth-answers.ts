@@ -1,0 +1,47 @@
+// The provider's token and revocation answers, held to the contract: OAuthError bodies with
+// exactly error and error_description, only the contract's error values, 401 for invalid_client
+// and 400 otherwise. A provider failure becomes a Problem (503 when a store is down).
+import { isDependencyFailure, ProblemError } from '@devplat/http';
+import type { Middleware } from 'koa';
+
+const contractErrors = new Set([
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'invalid_scope',
+  'unsupported_grant_type',
+]);
+
+// Provider errors the contract does not list, and what a client should read instead.
+const translated: Record<string, [string, string]> = {
+  invalid_target: ['invalid_request', 'resource indicators are not supported'],
+  unauthorized_client: ['invalid_grant', 'the client may not use this grant'],
+  unsupported_response_type: ['invalid_request', 'unsupported response type'],
+  invalid_dpop_proof: ['invalid_request', 'DPoP is not supported'],
+};
+
+export function contractOAuthAnswers(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+    if (ctx.status < 400 || typeof body?.error !== 'string') return;
+    if (body.error === 'invalid_client_metadata') {
+      // An app in the registry the provider cannot use: our defect, not the client's.
+      throw new Error(`registry app refused by the provider: ${String(body.error_description)}`);
+    }
+    if (body.error === 'server_error') {
+      const cause = ctx.state.providerError;
+      if (isDependencyFailure(cause)) {
+        throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
+      }
+      throw cause instanceof Error ? cause : new Error('provider server_error');
+    }
+    const [error, fallback] = contractErrors.has(body.error)
+      ? [body.error, 'the request was refused']
+      : (translated[body.error] ?? ['invalid_request', 'the request was refused']);
+    const description =
+      contractErrors.has(body.error) && typeof body.error_description === 'string' ? body.error_description : fallback;
+    ctx.status = error === 'invalid_client' ? 401 : 400;
+    ctx.body = { error, error_description: description };
+  };
+}

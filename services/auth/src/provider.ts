@@ -1,0 +1,185 @@
+// oidc-provider 9, configured for the contract: client credentials, authorization code with
+// PKCE S256, rotating refresh tokens, revocation; JWT (at+jwt, EdDSA, 300 s) access tokens for
+// one resource, {base_url}. Clients are the apps in PostgreSQL; grants live in the store.
+import { authenticateClient, findUsableApp, grantedAppScopes, type UsableApp } from '@devplat/apps';
+import type { Config, Secrets } from '@devplat/config';
+import { appScopes, limits, scopes as scopeCatalogue } from '@devplat/contract';
+import type { PrismaClient, RevocationReason } from '@devplat/db';
+import type { KeyValueStore } from '@devplat/kv';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { storeAdapter } from './adapter.ts';
+import { endConsent } from './consents.ts';
+
+export interface ProviderDependencies {
+  config: Config;
+  secrets: Secrets;
+  prisma: PrismaClient;
+  store: KeyValueStore;
+}
+
+/** What the request that is being served learnt about its client, kept on ctx.state. */
+interface ClientState {
+  app?: UsableApp;
+  clientSecretId?: string;
+}
+
+const currentState = (): ClientState => (Provider.ctx?.state ?? {}) as ClientState;
+
+// Why a grant is being revoked, read from the request doing it.
+function revocationReason(): RevocationReason {
+  const oidc = (Provider.ctx as KoaContextWithOIDC | undefined)?.oidc;
+  if (oidc?.route === 'token')
+    return oidc.params?.grant_type === 'refresh_token' ? 'refresh_token_replay' : 'code_replay';
+  return 'token_revocation';
+}
+
+const allScopes = Object.keys(scopeCatalogue).join(' ');
+
+// client_credentials: no scope asks for every app scope the app holds; each asked scope must be a
+// known app scope granted to the app. Unknown scopes would otherwise be dropped silently.
+function checkAppTokenScopes(ctx: KoaContextWithOIDC): void {
+  const app = currentState().app;
+  const granted = app ? grantedAppScopes(app) : [];
+  const asked = ctx.oidc.params?.scope as string | undefined;
+  if (asked === undefined) {
+    if (granted.length === 0) throw new errors.InvalidScope('the app holds no app scope', '');
+    (ctx.oidc.params as Record<string, unknown>).scope = granted.join(' ');
+    return;
+  }
+  for (const scope of asked.split(' ')) {
+    if (!(scope in scopeCatalogue)) throw new errors.InvalidScope(`unknown scope ${scope}`, scope);
+    if (!(appScopes as readonly string[]).includes(scope)) {
+      throw new errors.InvalidScope(`${scope} is a user scope: app tokens never carry it`, scope);
+    }
+    if (!(granted as string[]).includes(scope))
+      throw new errors.InvalidScope(`${scope} is not granted to this app`, scope);
+  }
+}
+
+export function createProvider({ config, secrets, prisma, store }: ProviderDependencies): Provider {
+  const resource = config.baseUrl.href;
+  const Adapter = storeAdapter(store, {
+    grantRevoked: async (grantId) => {
+      await endConsent(prisma, secrets.pairwiseSecret, { grantId }, revocationReason());
+    },
+  });
+  const GenericAdapter = Adapter as unknown as new (model: string) => object;
+
+  const provider = new Provider(config.baseUrl.href, {
+    adapter: class {
+      // The Client model is the app registry in PostgreSQL; every other model is in the store.
+      constructor(model: string) {
+        // biome-ignore lint/correctness/noConstructorReturn: oidc-provider instantiates one adapter per model
+        if (model === 'Client') return clientAdapter(prisma) as never;
+        // biome-ignore lint/correctness/noConstructorReturn: as above
+        return new GenericAdapter(model) as never;
+      }
+    } as never,
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    clientBasedCORS: () => false,
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    scopes: [],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    rotateRefreshToken: true,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    allowOmittingSingleRegisteredRedirectUri: false,
+    ttl: {
+      AccessToken: limits.accessTokenSeconds,
+      ClientCredentials: limits.accessTokenSeconds,
+      AuthorizationCode: limits.authorizationCodeSeconds,
+      RefreshToken: limits.refreshTokenSeconds,
+      Grant: limits.refreshTokenSeconds,
+      Interaction: 600,
+      Session: 600,
+    },
+    jwks: { keys: secrets.signingKeys.map((key) => ({ ...key, alg: 'EdDSA', use: 'sig' })) },
+    cookies: { keys: secrets.cookieKeys },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      revocation: '/oauth/revoke',
+      jwks: '/oauth/jwks',
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      revocation: {
+        enabled: true,
+        // A foreign token is answered 200 like an unknown one, and left alone.
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: async (ctx, indicator) => {
+          if (indicator !== resource) throw new errors.InvalidTarget();
+          if (ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'client_credentials') {
+            checkAppTokenScopes(ctx);
+          }
+          return {
+            scope: allScopes,
+            audience: resource,
+            accessTokenTTL: limits.accessTokenSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'EdDSA' } },
+          };
+        },
+      },
+    },
+    // What the api's liveness check needs beside sub, scope and client_id.
+    extraTokenClaims: async (_ctx, token) => ({
+      env: config.environment,
+      csid: currentState().clientSecretId,
+      ...('grantId' in token && token.grantId ? { gid: token.grantId } : {}),
+    }),
+  });
+
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
+    const state = currentState();
+    const authenticated = await authenticateClient(prisma, this.clientId, actual);
+    if (!authenticated) return false;
+    state.app = authenticated.app;
+    state.clientSecretId = authenticated.secretId;
+    return true;
+  };
+  return provider;
+}
+
+// Client metadata from the app registry. Only usable apps (active sandbox apps of active full
+// accounts) exist for the provider; the secret itself is never here: compareClientSecret checks
+// the hashes.
+function clientAdapter(prisma: PrismaClient) {
+  const unused = async () => undefined;
+  return {
+    async find(clientId: string) {
+      const app = await findUsableApp(prisma, clientId);
+      if (!app) return undefined;
+      currentState().app = app;
+      const canRedirect = app.redirectUris.length > 0;
+      return {
+        client_id: app.clientId,
+        client_secret: 'hashed-secrets-are-compared-by-compareClientSecret',
+        client_name: app.name,
+        grant_types: canRedirect
+          ? ['client_credentials', 'authorization_code', 'refresh_token']
+          : ['client_credentials'],
+        response_types: canRedirect ? ['code'] : [],
+        redirect_uris: app.redirectUris,
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'EdDSA',
+      };
+    },
+    upsert: unused,
+    consume: unused,
+    destroy: unused,
+    revokeByGrantId: unused,
+    findByUid: unused,
+    findByUserCode: unused,
+  };
+}

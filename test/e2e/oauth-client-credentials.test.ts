@@ -1,0 +1,356 @@
+// An app developer's view of the token, revocation and metadata endpoints, through oauth4webapi
+// (a real RFC-compliant client) where a client library has a say, and raw HTTP for bad input.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp } from '@devplat/test/apps';
+import { assertProblem, call } from '@devplat/test/http';
+import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import * as oauth from 'oauth4webapi';
+
+let platform: TestPlatform;
+let as: oauth.AuthorizationServer;
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+before(async () => {
+  platform = await startTestPlatform();
+  const issuer = new URL(platform.base);
+  as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+  );
+});
+after(() => platform.close());
+
+const prisma = () => platform.platform.database.prisma;
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+async function token(headers: Record<string, string>, body: string) {
+  return call(platform.base, '/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body,
+  });
+}
+
+async function appToken(clientId: string, clientSecret: string, scope?: string) {
+  const answer = await token(
+    { authorization: basic(clientId, clientSecret) },
+    form({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
+  );
+  assert.equal(answer.status, 200, answer.text);
+  return answer.json.access_token as string;
+}
+
+function assertOAuthError(answer: Awaited<ReturnType<typeof call>>, status: number, error: string) {
+  assert.equal(answer.status, status, answer.text);
+  assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.deepEqual(Object.keys(answer.json).sort(), ['error', 'error_description']);
+  assert.equal(answer.json.error, error);
+}
+
+describe('authorization server metadata', () => {
+  test('discovery finds the exact RFC 8414 document at both locations', async () => {
+    const contract = await call(platform.base, '/.well-known/oauth-authorization-server');
+    const rfc8414 = await fetch(`${platform.origin}/.well-known/oauth-authorization-server/developer/v1`);
+    assert.deepEqual(await rfc8414.json(), contract.json);
+    assert.deepEqual(contract.json, {
+      issuer: platform.base,
+      authorization_endpoint: 'http://127.0.0.1:8081/oauth/authorize',
+      token_endpoint: `${platform.base}/oauth/token`,
+      revocation_endpoint: `${platform.base}/oauth/revoke`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['city.public.read', 'profile.basic.read'],
+    });
+    assert.equal(as.issuer, platform.base);
+  });
+
+  test('nothing else of the provider is reachable: no OIDC discovery, no public JWKS', async () => {
+    for (const path of [
+      '/.well-known/openid-configuration',
+      '/oauth/jwks',
+      '/jwks',
+      '/oauth/authorize',
+      '/session/end',
+      '/oauth/token/introspection',
+    ]) {
+      assertProblem(await call(platform.base, path), 404, 'NOT_FOUND');
+    }
+  });
+});
+
+describe('client credentials', () => {
+  test('client_secret_basic gives a 300 s at+jwt app token with the app scopes and no refresh token', async () => {
+    const { clientId, clientSecret, app } = await createTestApp(prisma());
+    const client = { client_id: clientId };
+    const response = await oauth.clientCredentialsGrantRequest(
+      as,
+      client,
+      oauth.ClientSecretBasic(clientSecret),
+      new URLSearchParams(),
+      insecure,
+    );
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    const result = await oauth.processClientCredentialsResponse(as, client, response);
+    assert.equal(result.token_type, 'bearer');
+    assert.equal(result.expires_in, 300);
+    assert.equal(result.scope, 'city.public.read');
+    assert.equal(result.refresh_token, undefined);
+    assert.deepEqual(decodeProtectedHeader(result.access_token), {
+      alg: 'EdDSA',
+      typ: 'at+jwt',
+      kid: decodeProtectedHeader(result.access_token).kid,
+    });
+    const claims = decodeJwt(result.access_token);
+    assert.equal(claims.sub, clientId);
+    assert.equal(claims.client_id, clientId);
+    assert.equal(claims.iss, platform.base);
+    assert.equal(claims.aud, platform.base);
+    assert.equal(claims.env, 'sandbox');
+    assert.equal((claims.exp ?? 0) - (claims.iat ?? 0), 300);
+    const secret = await prisma().clientSecret.findFirstOrThrow({ where: { appId: app.id } });
+    assert.equal(claims.csid, secret.id);
+  });
+
+  test('client_secret_post works the same, and the contract body is exact', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const answer = await token(
+      {},
+      form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    );
+    assert.equal(answer.status, 200);
+    assert.deepEqual(Object.keys(answer.json).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
+    assert.equal(answer.json.token_type, 'Bearer');
+  });
+
+  test('using both authentication methods at once is invalid_request', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const answer = await token(
+      { authorization: basic(clientId, clientSecret) },
+      form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    );
+    assertOAuthError(answer, 400, 'invalid_request');
+  });
+
+  test('a wrong secret, an unknown client or a revoked secret is invalid_client (401)', async () => {
+    const { clientId, clientSecret, app } = await createTestApp(prisma());
+    assertOAuthError(
+      await token({ authorization: basic(clientId, 'svs_wrong') }, form({ grant_type: 'client_credentials' })),
+      401,
+      'invalid_client',
+    );
+    assertOAuthError(
+      await token(
+        { authorization: basic('svc_aaaaaaaaaaaaaaaaaaaaaaaaaa', clientSecret) },
+        form({ grant_type: 'client_credentials' }),
+      ),
+      401,
+      'invalid_client',
+    );
+    await prisma().clientSecret.updateMany({
+      where: { appId: app.id },
+      data: { status: 'revoked', revokedAt: new Date() },
+    });
+    const answer = await token(
+      { authorization: basic(clientId, clientSecret) },
+      form({ grant_type: 'client_credentials' }),
+    );
+    assertOAuthError(answer, 401, 'invalid_client');
+    assert.match(answer.headers.get('www-authenticate') ?? '', /^Basic /);
+  });
+
+  test('a disabled app, a suspended or guest account, or a production app cannot authenticate', async () => {
+    const disabled = await createTestApp(prisma());
+    await prisma().app.update({ where: { id: disabled.app.id }, data: { status: 'disabled', disabledAt: new Date() } });
+    const suspended = await createTestApp(prisma());
+    await prisma().account.update({
+      where: { id: suspended.developer.id },
+      data: { status: 'suspended', suspendedAt: new Date() },
+    });
+    const guest = await createTestApp(prisma(), { kind: 'guest' });
+    const production = await createTestApp(prisma());
+    await prisma().app.update({ where: { id: production.app.id }, data: { environment: 'production' } });
+    for (const { clientId, clientSecret } of [disabled, suspended, guest, production]) {
+      assertOAuthError(
+        await token({ authorization: basic(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
+        401,
+        'invalid_client',
+      );
+    }
+  });
+
+  test('scopes: only app scopes granted to the app; a user scope, an unknown or ungranted scope is invalid_scope', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    assert.equal(decodeJwt(await appToken(clientId, clientSecret, 'city.public.read')).scope, 'city.public.read');
+    for (const scope of ['profile.basic.read', 'city.public.read profile.basic.read', 'admin', 'openid']) {
+      const answer = await token(
+        { authorization: basic(clientId, clientSecret) },
+        form({ grant_type: 'client_credentials', scope }),
+      );
+      assertOAuthError(answer, 400, 'invalid_scope');
+    }
+    const bare = await createTestApp(prisma(), { scopes: [] });
+    for (const scope of [undefined, 'city.public.read']) {
+      const answer = await token(
+        { authorization: basic(bare.clientId, bare.clientSecret) },
+        form({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
+      );
+      assertOAuthError(answer, 400, 'invalid_scope');
+    }
+  });
+
+  test('a rotated secret and the old one both work until the old one is revoked', async () => {
+    const { addSecret, revokeSecret } = await import('@devplat/apps');
+    const { clientId, clientSecret, app } = await createTestApp(prisma());
+    const rotated = await addSecret(prisma(), app.id);
+    await appToken(clientId, clientSecret);
+    assert.equal(decodeJwt(await appToken(clientId, rotated.clientSecret)).csid, rotated.secretId);
+    const old = await prisma().clientSecret.findFirstOrThrow({
+      where: { appId: app.id, NOT: { id: rotated.secretId } },
+    });
+    await revokeSecret(prisma(), app.id, old.id);
+    assertOAuthError(
+      await token({ authorization: basic(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
+      401,
+      'invalid_client',
+    );
+    await appToken(clientId, rotated.clientSecret);
+  });
+});
+
+describe('token endpoint bad input', () => {
+  test('an unsupported or missing grant type', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const auth = { authorization: basic(clientId, clientSecret) };
+    assertOAuthError(await token(auth, form({ grant_type: 'password' })), 400, 'unsupported_grant_type');
+    assertOAuthError(
+      await token(auth, form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })),
+      400,
+      'unsupported_grant_type',
+    );
+    assertOAuthError(await token(auth, ''), 400, 'invalid_request');
+  });
+
+  test('duplicate parameters, a JSON body, an oversized body and garbage Basic headers are invalid_request', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const auth = { authorization: basic(clientId, clientSecret) };
+    assertOAuthError(
+      await token(auth, 'grant_type=client_credentials&grant_type=client_credentials'),
+      400,
+      'invalid_request',
+    );
+    const json = await call(platform.base, '/oauth/token', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials' }),
+    });
+    assertOAuthError(json, 400, 'invalid_request');
+    assertOAuthError(
+      await token(auth, `grant_type=client_credentials&scope=${'a'.repeat(100_000)}`),
+      400,
+      'invalid_request',
+    );
+    for (const header of [
+      'Basic',
+      'Basic !!!',
+      `Basic ${Buffer.from('no-colon').toString('base64')}`,
+      'Bearer abc',
+      'Basic a b',
+    ]) {
+      assertOAuthError(
+        await token({ authorization: header }, form({ grant_type: 'client_credentials' })),
+        400,
+        'invalid_request',
+      );
+    }
+    assertOAuthError(await token({}, form({ grant_type: 'client_credentials' })), 400, 'invalid_request');
+  });
+
+  test('wrong methods answer 405 Problem with Allow', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      for (const path of ['/oauth/token', '/oauth/revoke']) {
+        const answer = await call(platform.base, path, { method });
+        assertProblem(answer, 405, 'METHOD_NOT_ALLOWED');
+        assert.equal(answer.headers.get('allow'), 'POST');
+      }
+    }
+    const metadata = await call(platform.base, '/.well-known/oauth-authorization-server', { method: 'POST' });
+    assertProblem(metadata, 405, 'METHOD_NOT_ALLOWED');
+  });
+});
+
+describe('revocation', () => {
+  const revoke = (headers: Record<string, string>, body: string) =>
+    call(platform.base, '/oauth/revoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    });
+
+  test('revoking an app token puts it on the revoked list until it expires', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const accessToken = await appToken(clientId, clientSecret);
+    const response = await oauth.revocationRequest(
+      as,
+      { client_id: clientId },
+      oauth.ClientSecretBasic(clientSecret),
+      accessToken,
+      insecure,
+    );
+    await oauth.processRevocationResponse(response);
+    const answer = await revoke({ authorization: basic(clientId, clientSecret) }, form({ token: accessToken }));
+    assert.equal(answer.status, 200);
+    assert.equal(answer.text, '');
+    const { jti, exp } = decodeJwt(accessToken);
+    const row = await prisma().revokedToken.findUniqueOrThrow({ where: { jti: jti as string } });
+    assert.equal(row.expiresAt.getTime(), (exp as number) * 1000);
+  });
+
+  test('unknown, garbage and foreign tokens answer 200 with an empty body and change nothing', async () => {
+    const mine = await createTestApp(prisma());
+    const theirs = await createTestApp(prisma());
+    const foreign = await appToken(theirs.clientId, theirs.clientSecret);
+    for (const value of ['nothing-like-a-token', 'a.b.c', foreign, `${foreign.slice(0, -4)}AAAA`]) {
+      const answer = await revoke({ authorization: basic(mine.clientId, mine.clientSecret) }, form({ token: value }));
+      assert.equal(answer.status, 200);
+      assert.equal(answer.text, '');
+    }
+    assert.equal(await prisma().revokedToken.count({ where: { jti: decodeJwt(foreign).jti as string } }), 0);
+  });
+
+  test('a missing token is invalid_request; failed client authentication is invalid_client', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    assertOAuthError(
+      await revoke({ authorization: basic(clientId, clientSecret) }, form({ token_type_hint: 'access_token' })),
+      400,
+      'invalid_request',
+    );
+    assertOAuthError(
+      await revoke({ authorization: basic(clientId, 'svs_nope') }, form({ token: 'x' })),
+      401,
+      'invalid_client',
+    );
+  });
+});
+
+describe('the platform switch', () => {
+  test('switched off, token, revocation and metadata answer 503 FEATURE_DISABLED', async () => {
+    const off = await startTestPlatform({ DEVELOPER_PLATFORM_ENABLED: 'false' });
+    try {
+      for (const [method, path] of [
+        ['POST', '/oauth/token'],
+        ['POST', '/oauth/revoke'],
+        ['GET', '/.well-known/oauth-authorization-server'],
+      ] as const) {
+        assertProblem(await call(off.base, path, { method }), 503, 'FEATURE_DISABLED');
+      }
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+// The whole platform in this process on a fresh test database (and REDIS_URL when set), reachable
+// at a real port, as an app developer would meet it.
+import { loadConfig } from '@devplat/config';
+import { type RunningPlatform, startPlatform } from '@devplat/platform';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { freePort } from './process.ts';
+
+export interface TestPlatform {
+  base: string;
+  origin: string;
+  platform: RunningPlatform;
+  database: TestDatabase;
+  close(): Promise<void>;
+}
+
+export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+  const database = await createTestDatabase();
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    BASE_URL: `${origin}/developer/v1`,
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...env,
+  });
+  const platform = await startPlatform(config, { database });
+  return {
+    base: `${origin}/developer/v1`,
+    origin,
+    platform,
+    database,
+    close: async () => {
+      await platform.close();
+      await database.drop();
+    },
+  };
+}
