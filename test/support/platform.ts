@@ -8,6 +8,7 @@ import { freePort } from './process.ts';
 export interface TestPlatform {
   base: string;
   origin: string;
+  playerClient: string;
   platform: RunningPlatform;
   database: TestDatabase;
   close(): Promise<void>;
@@ -17,9 +18,11 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   const database = await createTestDatabase();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const playerClient = `http://127.0.0.1:${await freePort()}`;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     BASE_URL: `${origin}/developer/v1`,
+    PLAYER_CLIENT_URL: playerClient,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
@@ -28,6 +31,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
   return {
     base: `${origin}/developer/v1`,
     origin,
+    playerClient: config.playerClientUrl.origin,
     platform,
     database,
     close: async () => {

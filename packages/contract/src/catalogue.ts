@@ -8,6 +8,15 @@ export const scopes = {
   'profile.basic.read': { audience: 'user only', grants: 'GET /me: the pairwise sub and the chosen display name' },
 } as const;
 export type Scope = keyof typeof scopes;
+/** Plain words for the consent screen. */
+export const scopeDescriptions: Record<Scope, string> = {
+  'city.public.read': 'See the public list of cities and where the game is available',
+  'profile.basic.read': 'See the display name you chose',
+};
+
+/** The version of the consent text a receipt records; change it whenever the screen's words change. */
+export const consentTextVersion = '2026-11-22';
+
 export const appScopes: readonly Scope[] = ['city.public.read'];
 export const userScopes: readonly Scope[] = ['city.public.read', 'profile.basic.read'];
 

@@ -1,4 +1,5 @@
 export * from './errors.ts';
+export * from './forms.ts';
 export * from './headers.ts';
 export * from './logger.ts';
 export * from './problem.ts';

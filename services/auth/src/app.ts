@@ -15,8 +15,10 @@ import type { KeyValueStore } from '@devplat/kv';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import mount from 'koa-mount';
+import type Provider from 'oidc-provider';
 import { authorizationServerMetadata } from './metadata.ts';
 import { contractOAuthAnswers } from './oauth-answers.ts';
+import { buildPlayerClientApp } from './player/app.ts';
 import { createProvider } from './provider.ts';
 import { revokeJwtAccessTokens } from './revocation.ts';
 
@@ -42,9 +44,30 @@ function platformSwitch(config: Config): Middleware {
   };
 }
 
-/** The auth service's public side: token, revocation and metadata under /developer/v1. */
-export function buildAuthApp({ config, secrets, prisma, store, logger }: AuthDependencies): Koa {
-  const provider = createProvider({ config, secrets, prisma, store });
+export interface AuthService {
+  /** Token, revocation and metadata under /developer/v1 (behind the {base_url} gateway). */
+  api: Koa;
+  /** The player client on PLAYER_CLIENT_URL: sign-in and the consent screen. */
+  playerClient: Koa;
+}
+
+export function buildAuthService(deps: AuthDependencies): AuthService {
+  const provider = createProvider(deps);
+  return {
+    api: buildTokenApp(deps, provider),
+    playerClient: buildPlayerClientApp({
+      config: deps.config,
+      pairwiseSecret: deps.secrets.pairwiseSecret,
+      cookieKeys: deps.secrets.cookieKeys,
+      prisma: deps.prisma,
+      store: deps.store,
+      provider,
+      logger: deps.logger.child({ part: 'player-client' }),
+    }),
+  };
+}
+
+function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, provider: Provider): Koa {
   provider.on('server_error', (ctx, error) => {
     ctx.state.providerError = error;
   });

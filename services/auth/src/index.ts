@@ -1,3 +1,3 @@
-export { type AuthDependencies, authPaths, buildAuthApp, rfc8414Path } from './app.ts';
+export { type AuthDependencies, type AuthService, authPaths, buildAuthService, rfc8414Path } from './app.ts';
 export { authorizationServerMetadata } from './metadata.ts';
 export { pairwiseSubject } from './pairwise.ts';

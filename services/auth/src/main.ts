@@ -5,7 +5,7 @@ import { loadConfigOrExit, resolveSecrets } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import { redisStore } from '@devplat/kv';
-import { buildAuthApp } from './app.ts';
+import { buildAuthService } from './app.ts';
 
 const config = loadConfigOrExit();
 if (!config.databaseUrl || !config.redisUrl) {
@@ -15,13 +15,17 @@ if (!config.databaseUrl || !config.redisUrl) {
 const logger = createLogger(config.logLevel, 'auth');
 const database = await openDatabase({ databaseUrl: config.databaseUrl });
 const store = redisStore(config.redisUrl);
-const app = buildAuthApp({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
-const server = await listen(app.callback(), config.host, config.port ?? 8090);
-process.stdout.write(`auth service: ${server.origin}${config.baseUrl.pathname}\n`);
+const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
+const server = await listen(service.api.callback(), config.host, config.port ?? 8090);
+const playerPort = Number(config.playerClientUrl.port || (config.playerClientUrl.protocol === 'https:' ? 443 : 80));
+const playerServer = await listen(service.playerClient.callback(), config.host, playerPort);
+process.stdout.write(
+  `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}\n`,
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
-    await server.close();
+    await Promise.all([server.close(), playerServer.close()]);
     await store.close();
     await database.close();
     process.exit(0);

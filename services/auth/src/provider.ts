@@ -133,11 +133,15 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
       },
     },
     // What the api's liveness check needs beside sub, scope and client_id.
-    extraTokenClaims: async (_ctx, token) => ({
-      env: config.environment,
-      csid: currentState().clientSecretId,
-      ...('grantId' in token && token.grantId ? { gid: token.grantId } : {}),
-    }),
+    // A user token also names its grant and consent, and is issued only while that consent is active.
+    extraTokenClaims: async (_ctx, token) => {
+      const claims = { env: config.environment, csid: currentState().clientSecretId };
+      const grantId = 'grantId' in token ? token.grantId : undefined;
+      if (!grantId) return claims;
+      const consent = await prisma.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
+      if (!consent) throw new errors.InvalidGrant('the consent behind this grant has ended');
+      return { ...claims, gid: grantId, cns: consent.id };
+    },
   });
 
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {

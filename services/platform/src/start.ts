@@ -2,7 +2,7 @@
 // It composes the services' own builders; production runs them split (see infra/).
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { buildApiApp, createStatusSource, noIntegrations } from '@devplat/api';
-import { authPaths, buildAuthApp } from '@devplat/auth';
+import { authPaths, buildAuthService } from '@devplat/auth';
 import { type Config, resolveSecrets } from '@devplat/config';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen, type RunningServer } from '@devplat/http';
@@ -57,22 +57,23 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       statusSource: createStatusSource(config.statusUrl),
       integrations: { ...noIntegrations, oauth: true },
     });
-    const auth = buildAuthApp({
+    const auth = buildAuthService({
       config,
       secrets: resolveSecrets(config),
       prisma: database.prisma,
       store,
       logger: logger.child({ service: 'auth' }),
     });
-    const publicApi = gateway(auth.callback(), api.callback());
+    const publicApi = gateway(auth.api.callback(), api.callback());
     servers.push(await listen(publicApi, config.host, config.port ?? portOf(config.baseUrl)));
+    servers.push(await listen(auth.playerClient.callback(), config.host, portOf(config.playerClientUrl)));
   } catch (error) {
     await close();
     throw error;
   }
-  const [publicServer] = servers as [RunningServer];
+  const [publicServer, playerServer] = servers as [RunningServer, RunningServer];
   return {
-    urls: { 'Public API': `${publicServer.origin}${config.baseUrl.pathname}` },
+    urls: { 'Public API': `${publicServer.origin}${config.baseUrl.pathname}`, 'Player client': playerServer.origin },
     database,
     store,
     close,

@@ -1,0 +1,207 @@
+// The player client on PLAYER_CLIENT_URL: sandbox-player sign-in and the consent screen at
+// /oauth/authorize. Pages forbid framing, forms carry CSRF tokens, cookies are HttpOnly,
+// SameSite and Secure when served over https.
+
+import type { Config } from '@devplat/config';
+import { type Scope, scopeDescriptions } from '@devplat/contract';
+import type { PrismaClient } from '@devplat/db';
+import { isDependencyFailure, type Logger, newRequestId, ProblemError, readForm, requestLog } from '@devplat/http';
+import type { KeyValueStore } from '@devplat/kv';
+import { decoyHash, verifyPassword } from '@devplat/passwords';
+import Router from '@koa/router';
+import Koa, { type Context, type Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { pairwiseSubject } from '../pairwise.ts';
+import { answerUrl, authorizationRequests, issueCode, validateRequest } from './authorize.ts';
+import { consentPage, refusalPage, signInPage } from './pages.ts';
+import { randomToken, sameToken, sessions } from './session.ts';
+
+export interface PlayerClientDependencies {
+  config: Config;
+  pairwiseSecret: string;
+  cookieKeys: string[];
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  provider: Provider;
+  logger: Logger;
+}
+
+const csrfCookie = 'player_csrf';
+
+function pageHeaders(formAction: boolean): Middleware {
+  return async (ctx, next) => {
+    ctx.set({
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'${formAction ? "; form-action 'self'" : ''}`,
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    });
+    await next();
+  };
+}
+
+function page(ctx: Context, status: number, html: string) {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = html;
+}
+
+// Pages answer in HTML; nothing internal reaches the browser.
+function pageErrors(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && !ctx.body) page(ctx, 404, refusalPage('Not found', 'There is no page here.'));
+    } catch (error) {
+      if (error instanceof ProblemError && error.status < 500) {
+        page(ctx, error.status, refusalPage('That did not work', error.detail));
+        return;
+      }
+      const requestId = newRequestId();
+      logger.error(
+        { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
+        'player client error',
+      );
+      const unavailable = isDependencyFailure(error);
+      page(
+        ctx,
+        unavailable ? 503 : 500,
+        refusalPage(
+          'Something went wrong',
+          `${unavailable ? 'The service is temporarily unavailable.' : 'An internal error occurred.'} Reference: ${requestId}.`,
+        ),
+      );
+    }
+  };
+}
+
+/** Only paths on this site: never an absolute URL or a scheme-relative one. */
+function safeReturnTo(value: string | undefined): string {
+  return value?.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
+}
+
+export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
+  const { config, prisma, store, pairwiseSecret, logger } = deps;
+  const secure = config.playerClientUrl.protocol === 'https:';
+  const session = sessions(store, secure);
+  const requests = authorizationRequests(store);
+  const issuer = config.baseUrl.href;
+  const router = new Router({ strict: true });
+
+  router.get('/', (ctx) => ctx.redirect('/signin'));
+
+  router.get('/signin', pageHeaders(true), (ctx) => {
+    const csrf = randomToken();
+    ctx.cookies.set(csrfCookie, csrf, { httpOnly: true, sameSite: 'strict', secure, path: '/signin', signed: false });
+    page(ctx, 200, signInPage({ csrf, returnTo: safeReturnTo(ctx.query.return_to as string | undefined) }));
+  });
+
+  router.post('/signin', pageHeaders(true), async (ctx) => {
+    const form = await readForm(ctx);
+    const returnTo = safeReturnTo(form.return_to);
+    if (!sameToken(form.csrf, ctx.cookies.get(csrfCookie))) {
+      throw new ProblemError('MALFORMED_REQUEST', 'The form expired. Go back and sign in again.');
+    }
+    const player = await prisma.sandboxPlayer.findUnique({ where: { username: form.username ?? '' } });
+    const valid = await verifyPassword(form.password ?? '', player?.passwordHash ?? (await decoyHash()));
+    if (!player || !valid || player.status !== 'active') {
+      const csrf = randomToken();
+      ctx.cookies.set(csrfCookie, csrf, { httpOnly: true, sameSite: 'strict', secure, path: '/signin', signed: false });
+      page(ctx, 401, signInPage({ csrf, returnTo, error: 'Wrong username or password.', username: form.username }));
+      return;
+    }
+    await session.start(ctx, player.id);
+    ctx.redirect(returnTo);
+  });
+
+  router.get('/oauth/authorize', pageHeaders(false), async (ctx) => {
+    const validation = await validateRequest(prisma, issuer, ctx.query);
+    if (validation.outcome === 'refuse') return page(ctx, 400, refusalPage(validation.title, validation.message));
+    if (validation.outcome === 'redirect') return ctx.redirect(validation.location);
+    const current = await session.current(ctx);
+    if (!current) return ctx.redirect(`/signin?return_to=${encodeURIComponent(ctx.originalUrl)}`);
+    const player = await prisma.sandboxPlayer.findUnique({ where: { id: current.playerId } });
+    if (player?.status !== 'active') {
+      await session.end(ctx);
+      return ctx.redirect(`/signin?return_to=${encodeURIComponent(ctx.originalUrl)}`);
+    }
+    const { request, app } = validation;
+    try {
+      await requests.save(request);
+    } catch (error) {
+      if (!isDependencyFailure(error)) throw error;
+      return ctx.redirect(
+        answerUrl(request.redirectUri, issuer, { error: 'temporarily_unavailable', state: request.state }),
+      );
+    }
+    page(
+      ctx,
+      200,
+      consentPage({
+        appName: app.name,
+        scopes: request.scopes.map((scope) => ({ scope, description: scopeDescriptions[scope as Scope] })),
+        pairwiseSubject: pairwiseSubject(pairwiseSecret, app.clientId, player.id),
+        returnHost: new URL(request.redirectUri).host,
+        playerName: player.displayName ?? player.username,
+        requestId: request.id,
+        csrf: current.csrf,
+      }),
+    );
+  });
+
+  router.post('/oauth/authorize', pageHeaders(false), async (ctx) => {
+    const form = await readForm(ctx);
+    const current = await session.current(ctx);
+    if (!current || !sameToken(form.csrf, current.csrf)) {
+      throw new ProblemError(
+        'MALFORMED_REQUEST',
+        'This consent screen is not valid any more. Start again from the app.',
+      );
+    }
+    const request = await requests.take(form.request ?? '');
+    if (!request)
+      throw new ProblemError('MALFORMED_REQUEST', 'This consent screen has expired. Start again from the app.');
+    const deny = (error = 'access_denied') =>
+      ctx.redirect(answerUrl(request.redirectUri, issuer, { error, state: request.state }));
+    if (form.decision !== 'allow' || request.expiresAt < Date.now()) return deny();
+    const app = (await validateRequest(prisma, issuer, {
+      response_type: 'code',
+      client_id: request.clientId,
+      redirect_uri: request.redirectUri,
+      scope: request.scopes.join(' '),
+      code_challenge: request.codeChallenge,
+      code_challenge_method: 'S256',
+    })) as { outcome: string; app?: Parameters<typeof issueCode>[2] };
+    // The app, its account or its redirect URI may have changed while the screen was open.
+    if (app.outcome !== 'consent' || !app.app) return deny();
+    let code: string;
+    try {
+      code = await issueCode(
+        { config, provider: deps.provider, prisma, pairwiseSecret },
+        request,
+        app.app,
+        current.playerId,
+      );
+    } catch (error) {
+      if (!isDependencyFailure(error)) throw error;
+      return deny('temporarily_unavailable');
+    }
+    ctx.redirect(answerUrl(request.redirectUri, issuer, { code, state: request.state }));
+  });
+
+  router.post('/signout', pageHeaders(true), async (ctx) => {
+    await session.end(ctx);
+    ctx.redirect('/signin');
+  });
+
+  const app = new Koa();
+  app.silent = true;
+  app.keys = deps.cookieKeys;
+  app.proxy = secure;
+  app.use(requestLog(logger));
+  app.use(pageErrors(logger));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,175 @@
+// The consent screen's authorization requests: validated exactly per the contract's consent
+// table, kept in the store while the screen is shown, and decided by the player. On Allow the
+// grant and the single-use sva_ code are made with the provider's own models, so the token
+// endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
+import { randomBytes } from 'node:crypto';
+import { findUsableApp, type UsableApp } from '@devplat/apps';
+import type { Config } from '@devplat/config';
+import { consentTextVersion, limits, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
+import type { PrismaClient } from '@devplat/db';
+import type { KeyValueStore } from '@devplat/kv';
+import type Provider from 'oidc-provider';
+import { pairwiseSubject } from '../pairwise.ts';
+
+export interface AuthorizationRequest {
+  id: string;
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  scopes: string[];
+  codeChallenge: string;
+  /** Until when the screen may be answered (ms since epoch). */
+  expiresAt: number;
+}
+
+export type Validation =
+  | { outcome: 'refuse'; title: string; message: string }
+  | { outcome: 'redirect'; location: string }
+  | { outcome: 'consent'; request: AuthorizationRequest; app: UsableApp };
+
+const screenSeconds = 10 * 60;
+const requestKey = (id: string) => `authz-request:${id}`;
+
+/** The registered redirect URI with the answer's parameters and the issuer (RFC 9207). */
+export function answerUrl(redirectUri: string, issuer: string, params: Record<string, string | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  url.searchParams.append('iss', issuer);
+  return url.href;
+}
+
+export async function validateRequest(
+  prisma: PrismaClient,
+  issuer: string,
+  query: Record<string, string | string[] | undefined>,
+): Promise<Validation> {
+  const single = (name: string) => (Array.isArray(query[name]) ? null : query[name]);
+  const clientId = single('client_id');
+  const redirectUri = single('redirect_uri');
+  if (!clientId)
+    return {
+      outcome: 'refuse',
+      title: 'This app cannot connect',
+      message: 'The request does not say which app it is from.',
+    };
+  const app = await findUsableApp(prisma, clientId);
+  if (!app)
+    return { outcome: 'refuse', title: 'This app cannot connect', message: 'The app is unknown or not available.' };
+  if (!redirectUri || !app.redirectUris.includes(redirectUri)) {
+    return {
+      outcome: 'refuse',
+      title: 'This app cannot connect',
+      message: 'The app asked to return you to an address it has not registered.',
+    };
+  }
+  const state = single('state') ?? undefined;
+  const fail = (error: string, description: string): Validation => ({
+    outcome: 'redirect',
+    location: answerUrl(redirectUri, issuer, { error, error_description: description, state }),
+  });
+  const repeated = Object.entries(query).find(([, value]) => Array.isArray(value));
+  if (repeated) return fail('invalid_request', `${repeated[0]} appears more than once`);
+  if (single('response_type') !== 'code')
+    return fail('unsupported_response_type', 'only response_type=code is supported');
+  const challenge = single('code_challenge');
+  if (!challenge)
+    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
+  if (single('code_challenge_method') !== 'S256')
+    return fail('invalid_request', 'only code_challenge_method=S256 is supported');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest');
+  const scopes = [...new Set((single('scope') ?? '').split(' ').filter(Boolean))];
+  if (scopes.length === 0) return fail('invalid_scope', 'scope is required');
+  for (const scope of scopes) {
+    if (
+      !(scope in scopeCatalogue) ||
+      !(userScopes as readonly string[]).includes(scope) ||
+      !app.scopes.includes(scope)
+    ) {
+      return fail('invalid_scope', `${scope} is not granted to this app`);
+    }
+  }
+  const request: AuthorizationRequest = {
+    id: randomBytes(24).toString('base64url'),
+    clientId,
+    redirectUri,
+    ...(state !== undefined ? { state } : {}),
+    scopes,
+    codeChallenge: challenge,
+    expiresAt: Date.now() + screenSeconds * 1000,
+  };
+  return { outcome: 'consent', request, app };
+}
+
+export function authorizationRequests(store: KeyValueStore) {
+  return {
+    // Kept past the screen's expiry so a late answer can still be sent back as access_denied.
+    save: (request: AuthorizationRequest) =>
+      store.put(requestKey(request.id), JSON.stringify(request), screenSeconds * 6),
+    async take(id: string): Promise<AuthorizationRequest | null> {
+      if (!/^[\w-]{32}$/.test(id)) return null;
+      const [value] = await store.getMany([requestKey(id)]);
+      if (!value) return null;
+      await store.delete([requestKey(id)]);
+      return JSON.parse(value) as AuthorizationRequest;
+    },
+  };
+}
+
+export interface Issuance {
+  config: Config;
+  provider: Provider;
+  prisma: PrismaClient;
+  pairwiseSecret: string;
+}
+
+/** Allow: the grant and code in the store, then the consent receipt and consent.granted. */
+export async function issueCode(
+  { config, provider, prisma, pairwiseSecret }: Issuance,
+  request: AuthorizationRequest,
+  app: UsableApp,
+  playerId: string,
+): Promise<string> {
+  const resource = config.baseUrl.href;
+  const client = await provider.Client.find(request.clientId);
+  if (!client) throw new Error('the app is no longer available');
+  const sub = pairwiseSubject(pairwiseSecret, request.clientId, playerId);
+  const grant = new provider.Grant({ accountId: sub, clientId: request.clientId });
+  grant.addResourceScope(resource, request.scopes.join(' '));
+  const grantId = await grant.save();
+  const code = new provider.AuthorizationCode({
+    jti: `${'sva_'}${randomBytes(32).toString('base64url')}`,
+    client,
+    accountId: sub,
+    grantId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: 'S256',
+    scope: request.scopes.join(' '),
+    resource,
+    expiresWithSession: false,
+  } as never);
+  await prisma.$transaction(async (tx) => {
+    const consent = await tx.consent.create({
+      data: { appId: app.id, playerId, grantId, scopes: request.scopes, consentTextVersion },
+    });
+    await tx.outboxEvent.create({
+      data: {
+        type: 'consent.granted',
+        appId: app.id,
+        payload: {
+          app: app.clientId,
+          sub,
+          scopes: request.scopes,
+          receipt_version: consentTextVersion,
+          consent_id: consent.id,
+          granted_at: consent.grantedAt.toISOString(),
+        },
+      },
+    });
+  });
+  // Saved last: a code exists only once its consent does.
+  return code.save();
+}
+
+export const codeLifetime = limits.authorizationCodeSeconds;

@@ -1,0 +1,50 @@
+// Player sessions and CSRF tokens. A session is a random id in an HttpOnly, SameSite=Lax cookie
+// (Lax: the app's top-level redirect to the consent screen must carry it) pointing at a record in
+// the store; each session has its own CSRF token, compared in constant time.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyValueStore } from '@devplat/kv';
+import type { Context } from 'koa';
+
+export interface PlayerSession {
+  playerId: string;
+  csrf: string;
+}
+
+const sessionSeconds = 12 * 60 * 60;
+export const randomToken = () => randomBytes(32).toString('base64url');
+
+export function sameToken(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function sessions(store: KeyValueStore, secure: boolean) {
+  const cookieName = secure ? '__Host-player_session' : 'player_session';
+  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/', signed: false, overwrite: true };
+  const key = (id: string) => `player-session:${id}`;
+  return {
+    async current(ctx: Context): Promise<PlayerSession | null> {
+      const id = ctx.cookies.get(cookieName);
+      if (!id || !/^[\w-]{43}$/.test(id)) return null;
+      const [value] = await store.getMany([key(id)]);
+      return value ? (JSON.parse(value) as PlayerSession) : null;
+    },
+    async start(ctx: Context, playerId: string): Promise<PlayerSession> {
+      const previous = ctx.cookies.get(cookieName);
+      if (previous) await store.delete([key(previous)]);
+      const id = randomToken();
+      const session = { playerId, csrf: randomToken() };
+      await store.put(key(id), JSON.stringify(session), sessionSeconds);
+      ctx.cookies.set(cookieName, id, { ...cookieOptions, maxAge: sessionSeconds * 1000 });
+      return session;
+    },
+    async end(ctx: Context): Promise<void> {
+      const id = ctx.cookies.get(cookieName);
+      if (id) await store.delete([key(id)]);
+      ctx.cookies.set(cookieName, '', { ...cookieOptions, maxAge: 0 });
+    },
+  };
+}
+export type Sessions = ReturnType<typeof sessions>;

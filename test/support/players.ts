@@ -1,0 +1,80 @@
+// Synthetic sandbox players, and the consent flow driven over plain HTTP (the browser tests
+// drive the same pages in Chromium).
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@devplat/db';
+import { hashPassword } from '@devplat/passwords';
+
+export async function createPlayer(prisma: PrismaClient, accountId: string, displayName: string | null = 'Ada') {
+  const username = `player-${randomUUID().slice(0, 8)}`;
+  const password = `pw-${randomUUID()}`;
+  const player = await prisma.sandboxPlayer.create({
+    data: { accountId, username, passwordHash: await hashPassword(password), displayName },
+  });
+  return { player, username, password };
+}
+
+/** A cookie jar just big enough for the player client. */
+class Jar {
+  private readonly cookies = new Map<string, string>();
+  take(response: Response) {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      this.cookies.set(name.trim(), value);
+    }
+  }
+  header() {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+
+/**
+ * Follows an authorization URL as a player would: signs in, answers the consent screen, and
+ * returns the URL the player client sends the browser back to.
+ */
+export async function consentOverHttp(
+  authorizationUrl: string,
+  player: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<URL> {
+  const jar = new Jar();
+  const origin = new URL(authorizationUrl).origin;
+  const get = async (url: string) => {
+    const response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.take(response);
+    return response;
+  };
+  const post = async (path: string, fields: Record<string, string>) => {
+    const response = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
+    jar.take(response);
+    return response;
+  };
+  let response = await get(authorizationUrl);
+  if (response.status === 302 && response.headers.get('location')?.startsWith('/signin')) {
+    const signIn = await (await get(`${origin}${response.headers.get('location')}`)).text();
+    response = await post('/signin', {
+      csrf: field(signIn, 'csrf'),
+      return_to: field(signIn, 'return_to').replaceAll('&amp;', '&'),
+      username: player.username,
+      password: player.password,
+    });
+    if (response.status !== 302) throw new Error(`sign-in failed: ${response.status}`);
+    response = await get(`${origin}${response.headers.get('location')}`);
+  }
+  if (response.status === 302) return new URL(response.headers.get('location') as string);
+  const consent = await response.text();
+  if (response.status !== 200) throw new Error(`consent screen answered ${response.status}: ${consent}`);
+  response = await post('/oauth/authorize', {
+    request: field(consent, 'request'),
+    csrf: field(consent, 'csrf'),
+    decision,
+  });
+  return new URL(response.headers.get('location') as string);
+}
