@@ -2,7 +2,7 @@
 // file with node's test runner. Ends with the line "N passed, N failed" (a failed lint check counts
 // as a failure). Tests use DATABASE_URL / REDIS_URL when set, the embedded defaults otherwise.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +23,19 @@ for (const [name, command, args] of checks) {
     failedChecks += 1;
     process.stdout.write(`✖ ${name} failed\n`);
   }
+}
+
+// The browser tests drive Debian's Chromium; a fresh machine gets it here (as root) or says why not.
+if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) {
+  process.stdout.write('\n▶ installing Chromium (apt-get install chromium) for the browser tests\n');
+  const apt = { stdio: 'inherit', env: { ...env, DEBIAN_FRONTEND: 'noninteractive' } };
+  const ok =
+    spawnSync('apt-get', ['update', '-qq'], apt).status === 0 &&
+    spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], apt).status === 0;
+  if (!ok)
+    process.stdout.write(
+      '✖ could not install Chromium: the browser tests will fail (set CHROMIUM_PATH to a Chromium binary)\n',
+    );
 }
 
 const files = process.argv.slice(2);

@@ -57,7 +57,7 @@ describe('authorization server metadata', () => {
     assert.deepEqual(await rfc8414.json(), contract.json);
     assert.deepEqual(contract.json, {
       issuer: platform.base,
-      authorization_endpoint: 'http://127.0.0.1:8081/oauth/authorize',
+      authorization_endpoint: `${platform.playerClient}/oauth/authorize`,
       token_endpoint: `${platform.base}/oauth/token`,
       revocation_endpoint: `${platform.base}/oauth/revoke`,
       response_types_supported: ['code'],
@@ -236,40 +236,42 @@ describe('token endpoint bad input', () => {
     assertOAuthError(await token(auth, ''), 400, 'invalid_request');
   });
 
-  test('duplicate parameters, a JSON body, an oversized body and garbage Basic headers are invalid_request', async () => {
-    const { clientId, clientSecret } = await createTestApp(prisma());
-    const auth = { authorization: basic(clientId, clientSecret) };
-    assertOAuthError(
-      await token(auth, 'grant_type=client_credentials&grant_type=client_credentials'),
-      400,
-      'invalid_request',
-    );
-    const json = await call(platform.base, '/oauth/token', {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials' }),
-    });
-    assertOAuthError(json, 400, 'invalid_request');
-    assertOAuthError(
-      await token(auth, `grant_type=client_credentials&scope=${'a'.repeat(100_000)}`),
-      400,
-      'invalid_request',
-    );
-    for (const header of [
-      'Basic',
-      'Basic !!!',
-      `Basic ${Buffer.from('no-colon').toString('base64')}`,
-      'Bearer abc',
-      'Basic a b',
-    ]) {
+  for (const [endpoint, valid] of [
+    ['/oauth/token', 'grant_type=client_credentials'],
+    ['/oauth/revoke', 'token=anything'],
+  ] as const) {
+    test(`${endpoint}: duplicate parameters, a JSON body, an oversized body and garbage Basic headers are invalid_request`, async () => {
+      const { clientId, clientSecret } = await createTestApp(prisma());
+      const send = (headers: Record<string, string>, body: string) =>
+        call(platform.base, endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body,
+        });
+      const auth = { authorization: basic(clientId, clientSecret) };
+      assertOAuthError(await send(auth, `${valid}&${valid}`), 400, 'invalid_request');
       assertOAuthError(
-        await token({ authorization: header }, form({ grant_type: 'client_credentials' })),
+        await send(
+          { ...auth, 'content-type': 'application/json' },
+          JSON.stringify(Object.fromEntries(new URLSearchParams(valid))),
+        ),
         400,
         'invalid_request',
       );
-    }
-    assertOAuthError(await token({}, form({ grant_type: 'client_credentials' })), 400, 'invalid_request');
-  });
+      assertOAuthError(await send(auth, `${valid}&scope=${'a'.repeat(100_000)}`), 400, 'invalid_request');
+      assertOAuthError(await send(auth, '%%%&&&==='), 400, 'invalid_request');
+      for (const header of [
+        'Basic',
+        'Basic !!!',
+        `Basic ${Buffer.from('no-colon').toString('base64')}`,
+        'Bearer abc',
+        'Basic a b',
+      ]) {
+        assertOAuthError(await send({ authorization: header }, valid), 400, 'invalid_request');
+      }
+      assertOAuthError(await send({}, valid), 400, 'invalid_request');
+    });
+  }
 
   test('wrong methods answer 405 Problem with Allow', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
