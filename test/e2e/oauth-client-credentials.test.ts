@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 
 let platform: TestPlatform;
@@ -81,6 +81,27 @@ describe('authorization server metadata', () => {
     ]) {
       assertProblem(await call(platform.base, path), 404, 'NOT_FOUND');
     }
+  });
+});
+
+describe('signing keys', () => {
+  test('the internal JWKS publishes the public keys only, and they verify issued tokens', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const response = await fetch(`${platform.internal}/jwks.json`);
+    const jwks = (await response.json()) as { keys: Record<string, string>[] };
+    assert.ok(jwks.keys.length >= 1);
+    for (const key of jwks.keys) {
+      assert.deepEqual(Object.keys(key).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
+    }
+    const accessToken = await appToken(clientId, clientSecret);
+    const { payload } = await jwtVerify(accessToken, createRemoteJWKSet(new URL(`${platform.internal}/jwks.json`)), {
+      algorithms: ['EdDSA'],
+      typ: 'at+jwt',
+      issuer: platform.base,
+      audience: platform.base,
+    });
+    assert.equal(payload.sub, clientId);
+    assertProblem(await call(platform.base, '/../jwks.json'), 404, 'NOT_FOUND');
   });
 });
 

@@ -20,6 +20,21 @@ for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'BASE_URL', 'DATA_DIR',
   delete baseEnv[name];
 const ready = /Developer Platform is ready/;
 
+/** Free ports for every listener, so a test never meets a platform someone else started. */
+async function listeners(dataDir: string) {
+  const port = await freePort();
+  return {
+    port,
+    env: {
+      ...baseEnv,
+      DATA_DIR: join(scratch, dataDir),
+      BASE_URL: `http://127.0.0.1:${port}/developer/v1`,
+      PLAYER_CLIENT_URL: `http://127.0.0.1:${await freePort()}`,
+      AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
+    },
+  };
+}
+
 async function checkPublicOperations(base: string) {
   const capabilities = await call(base, '/capabilities');
   assert.equal(capabilities.status, 200);
@@ -32,8 +47,7 @@ async function checkPublicOperations(base: string) {
 
 describe('the one-process platform on embedded defaults', () => {
   test('starts, prints its URLs, serves the contract, stops cleanly, and starts again on its data', async () => {
-    const port = await freePort();
-    const env = { ...baseEnv, DATA_DIR: join(scratch, 'data'), BASE_URL: `http://127.0.0.1:${port}/developer/v1` };
+    const { port, env } = await listeners('data');
     const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
     assert.match(first.output(), new RegExp(`Public API\\s+http://127\\.0\\.0\\.1:${port}/developer/v1`));
     assert.match(first.output(), /pglite/);
@@ -46,20 +60,14 @@ describe('the one-process platform on embedded defaults', () => {
   });
 
   test('the README command `npm start` installs what is missing and runs it', async () => {
-    const port = await freePort();
-    const env = {
-      ...baseEnv,
-      DATA_DIR: join(scratch, 'npm-start'),
-      BASE_URL: `http://127.0.0.1:${port}/developer/v1`,
-    };
+    const { port, env } = await listeners('npm-start');
     const started = await startProcess('npm', ['start', '--silent'], env, ready, 180_000);
     await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
     await started.stop();
   });
 
   test('a port already in use is reported in one line', async () => {
-    const port = await freePort();
-    const env = { ...baseEnv, DATA_DIR: join(scratch, 'busy'), BASE_URL: `http://127.0.0.1:${port}/developer/v1` };
+    const { env } = await listeners('busy');
     const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
     try {
       const second = spawnSync(process.execPath, ['services/platform/src/main.ts'], {

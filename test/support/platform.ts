@@ -9,6 +9,8 @@ export interface TestPlatform {
   base: string;
   origin: string;
   playerClient: string;
+  /** AUTH_INTERNAL_URL */
+  internal: string;
   platform: RunningPlatform;
   database: TestDatabase;
   close(): Promise<void>;
@@ -23,6 +25,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     LOG_LEVEL: 'silent',
     BASE_URL: `${origin}/developer/v1`,
     PLAYER_CLIENT_URL: playerClient,
+    AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
@@ -32,6 +35,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     base: `${origin}/developer/v1`,
     origin,
     playerClient: config.playerClientUrl.origin,
+    internal: config.authInternalUrl.origin,
     platform,
     database,
     close: async () => {

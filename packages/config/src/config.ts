@@ -19,6 +19,8 @@ export interface Config {
   playerClientUrl: URL;
   consoleUrl: URL;
   mockBaseUrl: URL;
+  /** The auth service's internal origin (JWKS at /jwks.json); never routed by the public gateway. */
+  authInternalUrl: URL;
   /** Atlassian Statuspage v2 summary.json; null when not integrated. */
   statusUrl: URL | null;
   databaseUrl: string | null;
@@ -196,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
     playerClientUrl: origin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.1:8081', production),
     consoleUrl: origin(env, 'CONSOLE_URL', 'http://127.0.0.1:8082', production),
     mockBaseUrl: apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false),
+    authInternalUrl: origin(env, 'AUTH_INTERNAL_URL', 'http://127.0.0.1:8084', false),
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
     databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),

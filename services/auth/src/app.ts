@@ -16,6 +16,7 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
+import { buildInternalApp } from './internal.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { contractOAuthAnswers } from './oauth-answers.ts';
 import { buildPlayerClientApp } from './player/app.ts';
@@ -49,6 +50,8 @@ export interface AuthService {
   api: Koa;
   /** The player client on PLAYER_CLIENT_URL: sign-in and the consent screen. */
   playerClient: Koa;
+  /** AUTH_INTERNAL_URL: the JWKS the api service verifies with. */
+  internal: Koa;
 }
 
 export function buildAuthService(deps: AuthDependencies): AuthService {
@@ -64,6 +67,7 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       provider,
       logger: deps.logger.child({ part: 'player-client' }),
     }),
+    internal: buildInternalApp(deps.secrets, deps.logger),
   };
 }
 

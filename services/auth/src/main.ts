@@ -19,13 +19,15 @@ const service = buildAuthService({ config, secrets: resolveSecrets(config), pris
 const server = await listen(service.api.callback(), config.host, config.port ?? 8090);
 const playerPort = Number(config.playerClientUrl.port || (config.playerClientUrl.protocol === 'https:' ? 443 : 80));
 const playerServer = await listen(service.playerClient.callback(), config.host, playerPort);
+const internalPort = Number(config.authInternalUrl.port || 80);
+const internalServer = await listen(service.internal.callback(), config.host, internalPort);
 process.stdout.write(
   `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}\n`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
-    await Promise.all([server.close(), playerServer.close()]);
+    await Promise.all([server.close(), playerServer.close(), internalServer.close()]);
     await store.close();
     await database.close();
     process.exit(0);

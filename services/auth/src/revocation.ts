@@ -8,6 +8,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { publicJwks } from './internal.ts';
 
 export function revokeJwtAccessTokens(
   config: Config,
@@ -15,9 +16,7 @@ export function revokeJwtAccessTokens(
   prisma: PrismaClient,
   provider: Provider,
 ): Middleware {
-  const keys = createLocalJWKSet({
-    keys: secrets.signingKeys.map(({ kty, crv, kid, x }) => ({ kty, crv, kid, x, alg: 'EdDSA' })),
-  });
+  const keys = createLocalJWKSet(publicJwks(secrets));
   return async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: string } | undefined;

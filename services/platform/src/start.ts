@@ -67,13 +67,18 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const publicApi = gateway(auth.api.callback(), api.callback());
     servers.push(await listen(publicApi, config.host, config.port ?? portOf(config.baseUrl)));
     servers.push(await listen(auth.playerClient.callback(), config.host, portOf(config.playerClientUrl)));
+    servers.push(await listen(auth.internal.callback(), config.host, portOf(config.authInternalUrl)));
   } catch (error) {
     await close();
     throw error;
   }
-  const [publicServer, playerServer] = servers as [RunningServer, RunningServer];
+  const [publicServer, playerServer, internalServer] = servers as [RunningServer, RunningServer, RunningServer];
   return {
-    urls: { 'Public API': `${publicServer.origin}${config.baseUrl.pathname}`, 'Player client': playerServer.origin },
+    urls: {
+      'Public API': `${publicServer.origin}${config.baseUrl.pathname}`,
+      'Player client': playerServer.origin,
+      'Internal JWKS': `${internalServer.origin}/jwks.json`,
+    },
     database,
     store,
     close,
