@@ -402,7 +402,7 @@ describe('revocation of user tokens', () => {
 });
 
 describe('Redis unreachable', () => {
-  test('sign-in answers 503 (sessions live in Redis) and the token endpoint a 503 Problem: never a token', async () => {
+  test('sign-in answers 503 (sessions live in Redis) and the token endpoint a 503 Problem for every grant: never a token', async () => {
     const broken = await startTestPlatform({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {
       const app = await createTestApp(broken.platform.database.prisma, {
@@ -434,6 +434,16 @@ describe('Redis unreachable', () => {
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'anything' }).toString(),
       });
       assertProblem(answer, 503, 'SERVICE_UNAVAILABLE');
+      // App lookups are checked against their version in Redis: no Redis, no token.
+      const appToken = await call(broken.base, '/oauth/token', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+        },
+        body: 'grant_type=client_credentials',
+      });
+      assertProblem(appToken, 503, 'SERVICE_UNAVAILABLE');
     } finally {
       await broken.close();
     }

@@ -2,6 +2,7 @@
 // (a real RFC-compliant client) where a client library has a say, and raw HTTP for bad input.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { addSecret, appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
@@ -23,6 +24,8 @@ before(async () => {
 after(() => platform.close());
 
 const prisma = () => platform.platform.database.prisma;
+// Changes go through the registry, which tells every process's app directory.
+const directory = () => appDirectory(prisma(), platform.platform.store);
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
@@ -173,10 +176,9 @@ describe('client credentials', () => {
       401,
       'invalid_client',
     );
-    await prisma().clientSecret.updateMany({
-      where: { appId: app.id },
-      data: { status: 'revoked', revokedAt: new Date() },
-    });
+    await appToken(clientId, clientSecret); // the app is now in the directory's cache
+    const secret = await prisma().clientSecret.findFirstOrThrow({ where: { appId: app.id } });
+    await revokeSecret(prisma(), directory(), app.id, secret.id);
     const answer = await token(
       { authorization: basic(clientId, clientSecret) },
       form({ grant_type: 'client_credentials' }),
@@ -187,12 +189,11 @@ describe('client credentials', () => {
 
   test('a disabled app, a suspended or guest account, or a production app cannot authenticate', async () => {
     const disabled = await createTestApp(prisma());
-    await prisma().app.update({ where: { id: disabled.app.id }, data: { status: 'disabled', disabledAt: new Date() } });
+    await appToken(disabled.clientId, disabled.clientSecret);
+    await disableApp(prisma(), directory(), disabled.app.id);
     const suspended = await createTestApp(prisma());
-    await prisma().account.update({
-      where: { id: suspended.developer.id },
-      data: { status: 'suspended', suspendedAt: new Date() },
-    });
+    await appToken(suspended.clientId, suspended.clientSecret);
+    await suspendAccount(prisma(), directory(), suspended.developer.id);
     const guest = await createTestApp(prisma(), { kind: 'guest' });
     const production = await createTestApp(prisma());
     await prisma().app.update({ where: { id: production.app.id }, data: { environment: 'production' } });
@@ -225,16 +226,21 @@ describe('client credentials', () => {
     }
   });
 
+  test('a third active secret is refused: an app holds at most two', async () => {
+    const { app } = await createTestApp(prisma());
+    await addSecret(prisma(), directory(), app.id);
+    await assert.rejects(addSecret(prisma(), directory(), app.id), /at most 2 active secrets/);
+  });
+
   test('a rotated secret and the old one both work until the old one is revoked', async () => {
-    const { addSecret, revokeSecret } = await import('@devplat/apps');
     const { clientId, clientSecret, app } = await createTestApp(prisma());
-    const rotated = await addSecret(prisma(), app.id);
+    const rotated = await addSecret(prisma(), directory(), app.id);
     await appToken(clientId, clientSecret);
     assert.equal(decodeJwt(await appToken(clientId, rotated.clientSecret)).csid, rotated.secretId);
     const old = await prisma().clientSecret.findFirstOrThrow({
       where: { appId: app.id, NOT: { id: rotated.secretId } },
     });
-    await revokeSecret(prisma(), app.id, old.id);
+    await revokeSecret(prisma(), directory(), app.id, old.id);
     assertOAuthError(
       await token({ authorization: basic(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
       401,

@@ -1,7 +1,8 @@
 // Apps and their secrets in PostgreSQL: creation, rotation, revocation and authentication.
 import { appScopes, type Scope, scopes as scopeCatalogue } from '@devplat/contract';
 import type { App, PrismaClient } from '@devplat/db';
-import { hashSecret, matchSecret, newClientId, newClientSecret } from './credentials.ts';
+import { hashSecret, newClientId, newClientSecret } from './credentials.ts';
+import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 
 export const maxActiveSecrets = 2;
@@ -47,56 +48,116 @@ export async function createApp(prisma: PrismaClient, input: NewApp): Promise<{ 
 /** Rotation: a new secret beside the current one; both work until one is revoked. */
 export async function addSecret(
   prisma: PrismaClient,
+  directory: AppDirectory,
   appId: string,
 ): Promise<{ secretId: string; clientSecret: string }> {
   const clientSecret = newClientSecret();
-  const secret = await prisma.$transaction(async (tx) => {
+  const { secret, clientId } = await prisma.$transaction(async (tx) => {
     // Lock the app row so two rotations cannot both pass the count.
-    await tx.$queryRaw`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+    const [app] = await tx.$queryRaw<
+      { client_id: string }[]
+    >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+    if (!app) throw new AppRuleError('no such app');
     const active = await tx.clientSecret.count({ where: { appId, status: 'active' } });
     if (active >= maxActiveSecrets) {
       throw new AppRuleError(`an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
-    return tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } });
+    return {
+      secret: await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } }),
+      clientId: app.client_id,
+    };
   });
+  await directory.changed(clientId);
   return { secretId: secret.id, clientSecret };
 }
 
-export async function revokeSecret(prisma: PrismaClient, appId: string, secretId: string): Promise<boolean> {
+export async function revokeSecret(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  secretId: string,
+): Promise<boolean> {
   const { count } = await prisma.clientSecret.updateMany({
     where: { id: secretId, appId, status: 'active' },
     data: { status: 'revoked', revokedAt: new Date() },
   });
+  await changedApps(prisma, directory, { id: appId });
   return count === 1;
 }
 
-export type UsableApp = NonNullable<Awaited<ReturnType<typeof findUsableApp>>>;
+export async function disableApp(prisma: PrismaClient, directory: AppDirectory, appId: string): Promise<void> {
+  await prisma.app.updateMany({
+    where: { id: appId, status: 'active' },
+    data: { status: 'disabled', disabledAt: new Date() },
+  });
+  await changedApps(prisma, directory, { id: appId });
+}
 
-export interface AuthenticatedClient {
-  app: UsableApp;
-  secretId: string;
+export async function suspendAccount(prisma: PrismaClient, directory: AppDirectory, accountId: string): Promise<void> {
+  await prisma.account.updateMany({
+    where: { id: accountId, status: 'active' },
+    data: { status: 'suspended', suspendedAt: new Date() },
+  });
+  await changedApps(prisma, directory, { accountId });
+}
+
+// Tells every process's directory that these apps changed (after the change has committed).
+async function changedApps(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  where: { id: string } | { accountId: string },
+) {
+  const apps = await prisma.app.findMany({ where, select: { clientId: true } });
+  await Promise.all(apps.map((app) => directory.changed(app.clientId)));
+}
+
+export type UsableApp = App & { secrets: { id: string; hash: string }[] };
+
+interface UsableAppRow {
+  id: string;
+  client_id: string;
+  account_id: string;
+  name: string;
+  environment: App['environment'];
+  status: App['status'];
+  scopes: string[];
+  redirect_uris: string[];
+  webhook_url: string | null;
+  webhook_signing_secret: string | null;
+  created_at: Date;
+  disabled_at: Date | null;
+  secrets: { id: string; hash: string }[];
 }
 
 /**
- * The app whose active secret this is, if the app, its developer account and the secret are all
- * active and the app is a sandbox client (production credentials are closed).
+ * The app with its active secret hashes, if it is an active sandbox app of an active full
+ * account. One indexed query: it runs on every token request.
  */
-export async function authenticateClient(
-  prisma: PrismaClient,
-  clientId: string,
-  secret: string,
-): Promise<AuthenticatedClient | null> {
-  const app = await findUsableApp(prisma, clientId);
-  if (!app) return null;
-  const match = matchSecret(secret, app.secrets);
-  return match ? { app, secretId: match.id } : null;
-}
-
-export async function findUsableApp(prisma: PrismaClient, clientId: string) {
-  return prisma.app.findFirst({
-    where: { clientId, status: 'active', environment: 'sandbox', account: { status: 'active', kind: 'full' } },
-    include: { secrets: { where: { status: 'active' }, select: { id: true, hash: true } } },
-  });
+export async function findUsableApp(prisma: PrismaClient, clientId: string): Promise<UsableApp | null> {
+  const [row] = await prisma.$queryRaw<UsableAppRow[]>`
+    SELECT a.id::text, a.client_id, a.account_id::text, a.name, a.environment::text, a.status::text,
+           a.scopes, a.redirect_uris, a.webhook_url, a.webhook_signing_secret, a.created_at, a.disabled_at,
+           coalesce((SELECT json_agg(json_build_object('id', s.id::text, 'hash', s.hash))
+                       FROM client_secrets s WHERE s.app_id = a.id AND s.status = 'active'), '[]'::json) AS secrets
+      FROM apps a JOIN accounts acc ON acc.id = a.account_id
+     WHERE a.client_id = ${clientId} AND a.status = 'active' AND a.environment = 'sandbox'
+       AND acc.status = 'active' AND acc.kind = 'full'`;
+  if (!row) return null;
+  return {
+    id: row.id,
+    clientId: row.client_id,
+    accountId: row.account_id,
+    name: row.name,
+    environment: row.environment,
+    status: row.status,
+    scopes: row.scopes,
+    redirectUris: row.redirect_uris,
+    webhookUrl: row.webhook_url,
+    webhookSigningSecret: row.webhook_signing_secret,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+    secrets: row.secrets,
+  };
 }
 
 /** The app scopes an app may put in an app token. */

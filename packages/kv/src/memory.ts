@@ -29,6 +29,12 @@ export function memoryStore(): KeyValueStore {
       values.set(key, { value, expires: expiry(ttl) });
       return true;
     },
+    increment: async (key) => {
+      const entry = live(key);
+      const next = Number(typeof entry?.value === 'string' ? entry.value : 0) + 1;
+      values.set(key, { value: String(next), expires: entry?.expires ?? Number.POSITIVE_INFINITY });
+      return next;
+    },
     getMany: async (keys) =>
       keys.map((key) => {
         const value = live(key)?.value;

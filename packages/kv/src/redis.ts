@@ -29,6 +29,7 @@ export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
       guard(
         async () => (ttl ? await redis.set(key, value, 'EX', ttl, 'NX') : await redis.set(key, value, 'NX')) === 'OK',
       ),
+    increment: (key) => guard(() => redis.incr(key)),
     getMany: (keys) => guard(() => (keys.length ? redis.mget(keys) : Promise.resolve([]))),
     delete: (keys) => guard(async () => void (keys.length && (await redis.del(keys)))),
     addToSet: (key, member, ttl) =>

@@ -7,6 +7,8 @@ export interface KeyValueStore {
   /** Stores the value only if the key does not exist; true when this call stored it. Atomic. */
   putIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean>;
   getMany(keys: string[]): Promise<(string | null)[]>;
+  /** Adds one to the integer at key (0 when absent) and returns it. Atomic. */
+  increment(key: string): Promise<number>;
   delete(keys: string[]): Promise<void>;
   /** Adds a member to a set, keeping the set at least ttlSeconds longer. */
   addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;

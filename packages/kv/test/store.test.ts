@@ -32,6 +32,14 @@ for (const [name, open] of stores) {
       assert.equal(results.filter(Boolean).length, 1);
     });
 
+    test('increment counts atomically from zero', async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.increment('counter')));
+      assert.deepEqual(
+        [...results].sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
+    });
+
     test('sets collect members', async () => {
       await store.addToSet('s', 'x', 60);
       await store.addToSet('s', 'y', 30);

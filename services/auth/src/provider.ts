@@ -1,7 +1,7 @@
 // oidc-provider 9, configured for the contract: client credentials, authorization code with
 // PKCE S256, rotating refresh tokens, revocation; JWT (at+jwt, EdDSA, 300 s) access tokens for
 // one resource, {base_url}. Clients are the apps in PostgreSQL; grants live in the store.
-import { authenticateClient, findUsableApp, grantedAppScopes, type UsableApp } from '@devplat/apps';
+import { type AppDirectory, appDirectory, grantedAppScopes, matchSecret, type UsableApp } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { appScopes, limits, scopes as scopeCatalogue } from '@devplat/contract';
 import type { PrismaClient, RevocationReason } from '@devplat/db';
@@ -58,6 +58,7 @@ function checkAppTokenScopes(ctx: KoaContextWithOIDC): void {
 
 export function createProvider({ config, secrets, prisma, store }: ProviderDependencies): Provider {
   const resource = config.baseUrl.href;
+  const apps = appDirectory(prisma, store);
   const Adapter = storeAdapter(store, {
     grantRevoked: async (grantId) => {
       await endConsent(prisma, secrets.pairwiseSecret, { grantId }, revocationReason());
@@ -70,7 +71,7 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
       // The Client model is the app registry in PostgreSQL; every other model is in the store.
       constructor(model: string) {
         // biome-ignore lint/correctness/noConstructorReturn: oidc-provider instantiates one adapter per model
-        if (model === 'Client') return clientAdapter(prisma) as never;
+        if (model === 'Client') return clientAdapter(apps) as never;
         // biome-ignore lint/correctness/noConstructorReturn: as above
         return new GenericAdapter(model) as never;
       }
@@ -146,10 +147,12 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
 
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
     const state = currentState();
-    const authenticated = await authenticateClient(prisma, this.clientId, actual);
-    if (!authenticated) return false;
-    state.app = authenticated.app;
-    state.clientSecretId = authenticated.secretId;
+    // Client.find loaded this app (with its active secret hashes) earlier in the same request.
+    const app = state.app?.clientId === this.clientId ? state.app : await apps.find(this.clientId);
+    const secret = app ? matchSecret(actual, app.secrets) : null;
+    if (!app || !secret) return false;
+    state.app = app;
+    state.clientSecretId = secret.id;
     return true;
   };
   return provider;
@@ -158,11 +161,11 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
 // Client metadata from the app registry. Only usable apps (active sandbox apps of active full
 // accounts) exist for the provider; the secret itself is never here: compareClientSecret checks
 // the hashes.
-function clientAdapter(prisma: PrismaClient) {
+function clientAdapter(apps: AppDirectory) {
   const unused = async () => undefined;
   return {
     async find(clientId: string) {
-      const app = await findUsableApp(prisma, clientId);
+      const app = await apps.find(clientId);
       if (!app) return undefined;
       currentState().app = app;
       const canRedirect = app.redirectUris.length > 0;
