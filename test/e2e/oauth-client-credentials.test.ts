@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addSecret, appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat/apps';
+import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
@@ -105,6 +106,29 @@ describe('signing keys', () => {
     });
     assert.equal(payload.sub, clientId);
     assertProblem(await call(platform.base, '/../jwks.json'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('several signing keys', () => {
+  test('the first key in SIGNING_KEYS signs; every key is published', async () => {
+    const keys = [generateSigningKey(), generateSigningKey()];
+    const rotated = await startTestPlatform({ SIGNING_KEYS: JSON.stringify({ keys }) });
+    try {
+      const { clientId, clientSecret } = await createTestApp(rotated.platform.database.prisma);
+      const answer = await call(rotated.base, '/oauth/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, clientSecret) },
+        body: form({ grant_type: 'client_credentials' }),
+      });
+      assert.equal(decodeProtectedHeader(answer.json.access_token).kid, keys[0]?.kid);
+      const jwks = (await (await fetch(`${rotated.internal}/jwks.json`)).json()) as { keys: { kid: string }[] };
+      assert.deepEqual(
+        jwks.keys.map((key) => key.kid),
+        keys.map((key) => key.kid),
+      );
+    } finally {
+      await rotated.close();
+    }
   });
 });
 
@@ -332,6 +356,7 @@ describe('revocation', () => {
       insecure,
     );
     await oauth.processRevocationResponse(response);
+    // Again, now that it is already revoked: still 200 with an empty body.
     const answer = await revoke({ authorization: basic(clientId, clientSecret) }, form({ token: accessToken }));
     assert.equal(answer.status, 200);
     assert.equal(answer.text, '');

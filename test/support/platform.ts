@@ -1,5 +1,8 @@
 // The whole platform in this process on a fresh test database (and REDIS_URL when set), reachable
 // at a real port, as an app developer would meet it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '@devplat/config';
 import { type RunningPlatform, startPlatform } from '@devplat/platform';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -18,11 +21,13 @@ export interface TestPlatform {
 
 export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
   const database = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'devplat-platform-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const playerClient = `http://127.0.0.1:${await freePort()}`;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
     BASE_URL: `${origin}/developer/v1`,
     PLAYER_CLIENT_URL: playerClient,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
@@ -41,6 +46,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     close: async () => {
       await platform.close();
       await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
