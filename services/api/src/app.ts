@@ -14,8 +14,10 @@ import {
 } from '@devplat/http';
 import Router from '@koa/router';
 import Koa from 'koa';
+import type { TokenVerifier } from './bearer.ts';
 import type { Integrations } from './capabilities.ts';
 import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
+import { authenticate, getCities, getMe, platformOn, userTokenOnly } from './routes/protected.ts';
 import type { StatusSource } from './status-source.ts';
 
 export interface ApiDependencies {
@@ -24,16 +26,23 @@ export interface ApiDependencies {
   logger: Logger;
   statusSource: StatusSource;
   integrations: Integrations;
+  /** Verifies bearer tokens; without it /cities and /me are not served (404). */
+  tokens?: TokenVerifier;
 }
 
 /** The api service: the resource server of the contract under /developer/v1. */
-export function buildApiApp({ config, prisma, logger, statusSource, integrations }: ApiDependencies): Koa {
+export function buildApiApp({ config, prisma, logger, statusSource, integrations, tokens }: ApiDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
   operation(router, 'GET', '/capabilities', getCapabilities(config, { ...integrations }));
   operation(router, 'GET', '/regions', getRegions(prisma));
   operation(router, 'GET', '/status', getStatus(config, statusSource));
+  if (tokens) {
+    const on = platformOn(config);
+    operation(router, 'GET', '/cities', on, authenticate(prisma, tokens), getCities(prisma));
+    operation(router, 'GET', '/me', on, userTokenOnly(tokens), authenticate(prisma, tokens), getMe());
+  }
   featureDisabled(router, disabledAreas);
 
   app.use(commonHeaders());

@@ -4,6 +4,7 @@ import { loadConfigOrExit } from '@devplat/config';
 import { openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import { buildApiApp } from './app.ts';
+import { remoteKeys, tokenVerifier } from './bearer.ts';
 import { noIntegrations } from './capabilities.ts';
 import { createStatusSource } from './status-source.ts';
 
@@ -17,7 +18,9 @@ const app = buildApiApp({
   prisma: database.prisma,
   logger,
   statusSource: createStatusSource(config.statusUrl),
-  integrations: noIntegrations,
+  // Split deployment: the auth service issues the tokens; its JWKS is at AUTH_INTERNAL_URL.
+  integrations: { ...noIntegrations, oauth: true, cityRegistry: true, playerProfile: true },
+  tokens: tokenVerifier(config, remoteKeys(config)),
 });
 const port = config.port ?? Number(config.baseUrl.port || (config.baseUrl.protocol === 'https:' ? 443 : 80));
 const server = await listen(app.callback(), config.host, port);

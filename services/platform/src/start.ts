@@ -1,7 +1,7 @@
 // The whole platform in one process on embedded defaults: the newcomer's `npm start`.
 // It composes the services' own builders; production runs them split (see infra/).
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { buildApiApp, createStatusSource, noIntegrations } from '@devplat/api';
+import { buildApiApp, createStatusSource, noIntegrations, remoteKeys, tokenVerifier } from '@devplat/api';
 import { authPaths, buildAuthService } from '@devplat/auth';
 import { type Config, resolveSecrets } from '@devplat/config';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
@@ -55,7 +55,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       prisma: database.prisma,
       logger: logger.child({ service: 'api' }),
       statusSource: createStatusSource(config.statusUrl),
-      integrations: { ...noIntegrations, oauth: true },
+      integrations: { ...noIntegrations, oauth: true, cityRegistry: true, playerProfile: true },
+      tokens: tokenVerifier(config, remoteKeys(config)),
     });
     const auth = buildAuthService({
       config,

@@ -1,0 +1,100 @@
+// Bearer access tokens (RFC 6750): at+jwt, EdDSA, from this deployment's issuer, for this
+// audience and environment, verified against the auth service's JWKS (fetched remotely, cached,
+// refetched on an unknown kid with a cooldown). A verified token is remembered by its exact bytes
+// until it expires; liveness is still checked on every call (liveness.ts).
+import type { Config } from '@devplat/config';
+import { ProblemError } from '@devplat/http';
+import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { Context } from 'koa';
+
+export interface AccessToken {
+  jti: string;
+  sub: string;
+  clientId: string;
+  scopes: Set<string>;
+  /** Expiry in ms since epoch. */
+  expiresAt: number;
+  /** The client secret the token was obtained with. */
+  secretId: string;
+  /** The consent receipt of a user token; absent on app tokens. */
+  consentId?: string;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<AccessToken>;
+}
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const maxCached = 10_000;
+
+function invalid(description: string): ProblemError {
+  return new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
+    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+  });
+}
+
+export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerifier {
+  const verified = new Map<string, AccessToken>();
+  return {
+    async verify(token) {
+      const known = verified.get(token);
+      if (known && known.expiresAt > Date.now()) return known;
+      let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
+      try {
+        ({ payload } = await jwtVerify(token, keys, {
+          algorithms: ['EdDSA'],
+          typ: 'at+jwt',
+          issuer: config.baseUrl.href,
+          audience: config.baseUrl.href,
+          requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+        }));
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ERR_JWT_EXPIRED') throw invalid('the token has expired');
+        if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC') throw error; // cannot check: 503
+        throw invalid('the token could not be verified');
+      }
+      const { sub, jti, exp, client_id: clientId, scope, env, csid, cns } = payload as Record<string, unknown>;
+      if (env !== config.environment) throw invalid('the token is for another environment');
+      if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof csid !== 'string' || !uuid.test(csid)) {
+        throw invalid('the token lacks required claims');
+      }
+      if (cns !== undefined && (typeof cns !== 'string' || !uuid.test(cns)))
+        throw invalid('the token lacks required claims');
+      const accessToken: AccessToken = {
+        jti: jti as string,
+        sub: sub as string,
+        clientId,
+        scopes: new Set(scope.split(' ')),
+        expiresAt: (exp as number) * 1000,
+        secretId: csid,
+        ...(typeof cns === 'string' ? { consentId: cns } : {}),
+      };
+      if (verified.size >= maxCached) verified.delete(verified.keys().next().value as string);
+      verified.set(token, accessToken);
+      return accessToken;
+    },
+  };
+}
+
+/** The auth service's JWKS over HTTP (AUTH_INTERNAL_URL/jwks.json). */
+export function remoteKeys(config: Config): JWTVerifyGetKey {
+  return createRemoteJWKSet(new URL('/jwks.json', config.authInternalUrl), {
+    timeoutDuration: 2_000,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 10 * 60_000,
+  });
+}
+
+/** The token of `Authorization: Bearer <token>`; anything else is a 401 naming the scheme. */
+export function bearerToken(ctx: Context): string {
+  const header = ctx.get('Authorization');
+  if (!header) {
+    throw new ProblemError('INVALID_TOKEN', 'An access token is required: send Authorization: Bearer <token>.', {
+      'WWW-Authenticate': 'Bearer realm="developer-platform"',
+    });
+  }
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+  if (!match) throw invalid('the Authorization header is not a Bearer token');
+  return match[1] as string;
+}

@@ -1,0 +1,45 @@
+// On every call: is everything the token depends on still active? One indexed query answers for
+// the app, its developer account, the client secret, a revoked token id and, for user tokens, the
+// consent (with the player's display name, which /me needs).
+import type { PrismaClient } from '@devplat/db';
+import { ProblemError } from '@devplat/http';
+import type { AccessToken } from './bearer.ts';
+
+interface LivenessRow {
+  app_live: boolean;
+  secret_live: boolean;
+  token_live: boolean;
+  consent_live: boolean | null;
+  display_name: string | null;
+}
+
+export interface Liveness {
+  displayName: string | null;
+}
+
+export async function checkLiveness(prisma: PrismaClient, token: AccessToken): Promise<Liveness> {
+  const consentId = token.consentId ?? null;
+  const [row] = await prisma.$queryRaw<LivenessRow[]>`
+    SELECT
+      EXISTS (SELECT 1 FROM apps a JOIN accounts acc ON acc.id = a.account_id
+               WHERE a.client_id = ${token.clientId} AND a.status = 'active' AND a.environment = 'sandbox'
+                 AND acc.status = 'active' AND acc.kind = 'full') AS app_live,
+      EXISTS (SELECT 1 FROM client_secrets s JOIN apps a ON a.id = s.app_id
+               WHERE s.id = ${token.secretId}::uuid AND a.client_id = ${token.clientId} AND s.status = 'active') AS secret_live,
+      NOT EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.jti = ${token.jti}) AS token_live,
+      (SELECT c.status = 'active' FROM consents c JOIN apps a ON a.id = c.app_id
+        WHERE c.id = ${consentId}::uuid AND a.client_id = ${token.clientId}) AS consent_live,
+      (SELECT p.display_name FROM consents c JOIN sandbox_players p ON p.id = c.player_id
+        WHERE c.id = ${consentId}::uuid) AS display_name`;
+  const refuse = (description: string) =>
+    new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
+      'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+    });
+  if (!row?.app_live) throw refuse('the app or its developer account is no longer active');
+  if (!row.secret_live) throw refuse('the client secret it was obtained with has been revoked');
+  if (!row.token_live) throw refuse('the token has been revoked');
+  if (consentId !== null && row.consent_live !== true) {
+    throw new ProblemError('CONSENT_REVOKED', 'The player withdrew, or the app ended, the consent behind this token.');
+  }
+  return { displayName: row.display_name };
+}

@@ -1,0 +1,116 @@
+// The bearer-protected operations: GET /cities (app or user token, city.public.read) and GET /me
+// (user token, profile.basic.read). Authentication and liveness come first, then the scope, then
+// the query.
+import type { Config } from '@devplat/config';
+import { apiVersion, limits } from '@devplat/contract';
+import type { PrismaClient } from '@devplat/db';
+import { ProblemError } from '@devplat/http';
+import type { Middleware } from 'koa';
+import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts';
+import { checkLiveness, type Liveness } from '../liveness.ts';
+
+interface Authenticated {
+  token: AccessToken;
+  liveness: Liveness;
+}
+
+export function platformOn(config: Config): Middleware {
+  return async (_ctx, next) => {
+    if (!config.platformEnabled) {
+      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
+    }
+    await next();
+  };
+}
+
+export function authenticate(prisma: PrismaClient, verifier: TokenVerifier): Middleware {
+  return async (ctx, next) => {
+    const token = await verifier.verify(bearerToken(ctx));
+    const liveness = await checkLiveness(prisma, token);
+    ctx.state.auth = { token, liveness } satisfies Authenticated;
+    await next();
+  };
+}
+
+function requireScope(token: AccessToken, scope: string): void {
+  if (!token.scopes.has(scope)) {
+    throw new ProblemError('INSUFFICIENT_SCOPE', `This operation needs the scope ${scope}.`, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+}
+
+/** limit alone, at most once, 1 to 100; no cursor, since no pagination exists. */
+function citiesLimit(querystring: string): number {
+  const params = new URLSearchParams(querystring);
+  const names = [...params.keys()];
+  const unknown = names.find((name) => name !== 'limit');
+  if (unknown === 'cursor') throw new ProblemError('INVALID_QUERY', 'There is no pagination: cursor is not supported.');
+  if (unknown !== undefined)
+    throw new ProblemError('INVALID_QUERY', `Unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}.`);
+  const values = params.getAll('limit');
+  if (values.length > 1) throw new ProblemError('INVALID_QUERY', 'limit may appear once.');
+  if (values.length === 0) return limits.citiesLimit.default;
+  const value = values[0] as string;
+  const limit = Number(value);
+  if (!/^\d{1,3}$/.test(value) || limit < limits.citiesLimit.min || limit > limits.citiesLimit.max) {
+    throw new ProblemError(
+      'INVALID_QUERY',
+      `limit must be an integer from ${limits.citiesLimit.min} to ${limits.citiesLimit.max}.`,
+    );
+  }
+  return limit;
+}
+
+export function getCities(prisma: PrismaClient): Middleware {
+  return async (ctx) => {
+    const { token } = ctx.state.auth as Authenticated;
+    requireScope(token, 'city.public.read');
+    const limit = citiesLimit(ctx.querystring);
+    const cities = await prisma.city.findMany({
+      where: { reviewed: true },
+      orderBy: { id: 'asc' },
+      take: limit + 1,
+      select: { id: true, name: true, countryCode: true, availability: true, supportedCapabilities: true },
+    });
+    if (cities.length > limit) {
+      throw new ProblemError(
+        'RESULT_TOO_LARGE',
+        `The reviewed registry holds more than ${limit} cities and there is no pagination: ask with a larger limit (at most ${limits.citiesLimit.max}).`,
+      );
+    }
+    ctx.body = {
+      api_version: apiVersion,
+      data: cities.map((city) => ({
+        id: city.id,
+        name: city.name,
+        country_code: city.countryCode,
+        availability: city.availability,
+        supported_capabilities: city.supportedCapabilities,
+      })),
+      next_cursor: null,
+    };
+  };
+}
+
+export function getMe(): Middleware {
+  return (ctx) => {
+    const { token, liveness } = ctx.state.auth as Authenticated;
+    requireScope(token, 'profile.basic.read');
+    ctx.body = { api_version: apiVersion, sub: token.sub, display_name: liveness.displayName };
+  };
+}
+
+/** /me takes user tokens only: an app token is refused before anything else is checked. */
+export function userTokenOnly(verifier: TokenVerifier): Middleware {
+  return async (ctx, next) => {
+    const token = await verifier.verify(bearerToken(ctx));
+    if (token.consentId === undefined) {
+      throw new ProblemError(
+        'USER_TOKEN_REQUIRED',
+        'GET /me needs a user token (authorization_code or refresh_token grant).',
+      );
+    }
+    await next();
+  };
+}
