@@ -76,6 +76,7 @@ const tasks = {
   test: ['node', 'test/run.mjs'],
   'api:start': ['node', 'services/api/src/main.ts'],
   'auth:start': ['node', 'services/auth/src/main.ts'],
+  'mock:start': ['node', 'services/mock/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],

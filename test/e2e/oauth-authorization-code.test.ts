@@ -3,10 +3,11 @@
 // pages in browser.test.ts), and every replay and race of the contract's state table.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { appDirectory, disableApp } from '@devplat/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { consentOverHttp, createPlayer } from '@devplat/test/players';
+import { consentOverHttp, createPlayer, openConsentScreen } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 
@@ -186,6 +187,40 @@ describe('consent screen outcomes', () => {
     });
   }
 
+  test('answering one screen twice at once (a double click) issues one code and one consent', async () => {
+    const s = await setup();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = authorizationUrl(s.clientId, {
+      scope: 'city.public.read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const screen = await openConsentScreen(url, s.player);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => screen.answer('allow')));
+    const codes = answers.map((r) => r.headers.get('location')).filter((l) => l?.includes('code='));
+    assert.equal(codes.length, 1);
+    assert.equal(await prisma().consent.count({ where: { appId: s.app.id } }), 1);
+  });
+
+  test('an app disabled while its screen was open is not redirected to', async () => {
+    const s = await setup();
+    const url = authorizationUrl(s.clientId, {
+      scope: 'city.public.read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const screen = await openConsentScreen(url, s.player);
+    await disableApp(prisma(), appDirectory(prisma(), platform.platform.store), s.app.id);
+    const response = await screen.answer('allow');
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get('location'), null);
+  });
+
+  test('a repeated return_to on sign-in is refused gracefully, never a 500', async () => {
+    const response = await fetch(`${platform.playerClient}/signin?return_to=/a&return_to=/b`);
+    assert.equal(response.status, 200);
+  });
+
   test('an unknown client or an unregistered redirect URI never redirects', async () => {
     const s = await setup();
     for (const url of [
@@ -272,6 +307,27 @@ describe('redeeming a code', () => {
     const refreshed = await rawToken(s, { grant_type: 'refresh_token', refresh_token: first.refresh_token as string });
     assert.equal(refreshed.json.error, 'invalid_grant');
     assert.equal(await prisma().outboxEvent.count({ where: { appId: s.app.id, type: 'consent.revoked' } }), 1);
+  });
+
+  test('a used code presented after it expired still revokes the consent', async () => {
+    const s = await setup();
+    const first = await tokens(s);
+    const key = `oidc:AuthorizationCode:${first.code}`;
+    const [stored] = await platform.platform.store.getMany([key]);
+    assert.ok(stored, 'the used code is remembered past its 120 s');
+    await platform.platform.store.put(
+      key,
+      JSON.stringify({ ...JSON.parse(stored as string), exp: Math.floor(Date.now() / 1000) - 60 }),
+      600,
+    );
+    const again = await rawToken(s, {
+      grant_type: 'authorization_code',
+      code: first.code,
+      redirect_uri: redirectUri,
+      code_verifier: first.verifier,
+    });
+    assert.equal(again.json.error, 'invalid_grant');
+    assert.equal((await consentOf(first.access_token)).revocationReason, 'code_replay');
   });
 
   test('20 parallel redemptions of one code: at most one succeeds, and the consent ends', async () => {

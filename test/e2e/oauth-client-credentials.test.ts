@@ -324,6 +324,33 @@ describe('token endpoint bad input', () => {
     });
   }
 
+  test('a client that prefers HTML still gets the OAuthError JSON, and JWT revocation still works', async () => {
+    const { clientId, clientSecret } = await createTestApp(prisma());
+    const html = { accept: 'text/html,application/xhtml+xml' };
+    assertOAuthError(
+      await token({ ...html, authorization: basic(clientId, 'svs_wrong') }, form({ grant_type: 'client_credentials' })),
+      401,
+      'invalid_client',
+    );
+    assertOAuthError(
+      await token({ ...html, authorization: basic(clientId, clientSecret) }, form({ grant_type: 'password' })),
+      400,
+      'unsupported_grant_type',
+    );
+    const accessToken = await appToken(clientId, clientSecret);
+    const revoked = await call(platform.base, '/oauth/revoke', {
+      method: 'POST',
+      headers: {
+        ...html,
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basic(clientId, clientSecret),
+      },
+      body: form({ token: accessToken }),
+    });
+    assert.equal(revoked.status, 200);
+    assert.equal(await prisma().revokedToken.count({ where: { jti: decodeJwt(accessToken).jti as string } }), 1);
+  });
+
   test('wrong methods answer 405 Problem with Allow', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       for (const path of ['/oauth/token', '/oauth/revoke']) {

@@ -31,6 +31,7 @@ async function listeners(dataDir: string) {
       BASE_URL: `http://127.0.0.1:${port}/developer/v1`,
       PLAYER_CLIENT_URL: `http://127.0.0.1:${await freePort()}`,
       AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
+      MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     },
   };
 }

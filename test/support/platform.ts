@@ -31,6 +31,7 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     BASE_URL: `${origin}/developer/v1`,
     PLAYER_CLIENT_URL: playerClient,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
+    MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,

@@ -30,15 +30,18 @@ class Jar {
 
 const field = (html: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
 
-/**
- * Follows an authorization URL as a player would: signs in, answers the consent screen, and
- * returns the URL the player client sends the browser back to.
- */
-export async function consentOverHttp(
+export interface ConsentScreen {
+  /** Where the player client sent the browser without showing the screen, if it did. */
+  redirected?: URL;
+  /** Answers the screen; resolves with the response (a redirect, or a page). */
+  answer(decision: 'allow' | 'deny'): Promise<Response>;
+}
+
+/** Follows an authorization URL as a player would, signing in, up to the consent screen. */
+export async function openConsentScreen(
   authorizationUrl: string,
   player: { username: string; password: string },
-  decision: 'allow' | 'deny' = 'allow',
-): Promise<URL> {
+): Promise<ConsentScreen> {
   const jar = new Jar();
   const origin = new URL(authorizationUrl).origin;
   const get = async (url: string) => {
@@ -68,13 +71,28 @@ export async function consentOverHttp(
     if (response.status !== 302) throw new Error(`sign-in failed: ${response.status}`);
     response = await get(`${origin}${response.headers.get('location')}`);
   }
-  if (response.status === 302) return new URL(response.headers.get('location') as string);
+  if (response.status === 302) {
+    return {
+      redirected: new URL(response.headers.get('location') as string),
+      answer: () => Promise.reject(new Error('no screen')),
+    };
+  }
   const consent = await response.text();
   if (response.status !== 200) throw new Error(`consent screen answered ${response.status}: ${consent}`);
-  response = await post('/oauth/authorize', {
-    request: field(consent, 'request'),
-    csrf: field(consent, 'csrf'),
-    decision,
-  });
+  return {
+    answer: (decision) =>
+      post('/oauth/authorize', { request: field(consent, 'request'), csrf: field(consent, 'csrf'), decision }),
+  };
+}
+
+/** Signs in, answers the consent screen, and returns where the player client sends the browser. */
+export async function consentOverHttp(
+  authorizationUrl: string,
+  player: { username: string; password: string },
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<URL> {
+  const screen = await openConsentScreen(authorizationUrl, player);
+  if (screen.redirected) return screen.redirected;
+  const response = await screen.answer(decision);
   return new URL(response.headers.get('location') as string);
 }

@@ -28,7 +28,7 @@ export async function createApp(prisma: PrismaClient, input: NewApp): Promise<{ 
   const problem = redirectUrisProblem(input.redirectUris);
   if (problem) throw new AppRuleError(problem);
   for (const scope of input.scopes) {
-    if (!(scope in scopeCatalogue)) throw new AppRuleError(`unknown scope ${JSON.stringify(scope)}`);
+    if (!Object.hasOwn(scopeCatalogue, scope)) throw new AppRuleError(`unknown scope ${JSON.stringify(scope)}`);
   }
   const clientSecret = newClientSecret();
   const app = await prisma.app.create({
@@ -77,38 +77,48 @@ export async function revokeSecret(
   appId: string,
   secretId: string,
 ): Promise<boolean> {
-  const { count } = await prisma.clientSecret.updateMany({
-    where: { id: secretId, appId, status: 'active' },
-    data: { status: 'revoked', revokedAt: new Date() },
+  let count = 0;
+  await changedApps(prisma, directory, { id: appId }, async () => {
+    ({ count } = await prisma.clientSecret.updateMany({
+      where: { id: secretId, appId, status: 'active' },
+      data: { status: 'revoked', revokedAt: new Date() },
+    }));
   });
-  await changedApps(prisma, directory, { id: appId });
   return count === 1;
 }
 
 export async function disableApp(prisma: PrismaClient, directory: AppDirectory, appId: string): Promise<void> {
-  await prisma.app.updateMany({
-    where: { id: appId, status: 'active' },
-    data: { status: 'disabled', disabledAt: new Date() },
-  });
-  await changedApps(prisma, directory, { id: appId });
+  await changedApps(prisma, directory, { id: appId }, () =>
+    prisma.app.updateMany({
+      where: { id: appId, status: 'active' },
+      data: { status: 'disabled', disabledAt: new Date() },
+    }),
+  );
 }
 
 export async function suspendAccount(prisma: PrismaClient, directory: AppDirectory, accountId: string): Promise<void> {
-  await prisma.account.updateMany({
-    where: { id: accountId, status: 'active' },
-    data: { status: 'suspended', suspendedAt: new Date() },
-  });
-  await changedApps(prisma, directory, { accountId });
+  await changedApps(prisma, directory, { accountId }, () =>
+    prisma.account.updateMany({
+      where: { id: accountId, status: 'active' },
+      data: { status: 'suspended', suspendedAt: new Date() },
+    }),
+  );
 }
 
-// Tells every process's directory that these apps changed (after the change has committed).
+// Tells every process's directory that these apps changed. Bumped before the change as well: if
+// the store is down the change does not happen (fail closed), and a cache filled in between is
+// made stale by the second bump.
 async function changedApps(
   prisma: PrismaClient,
   directory: AppDirectory,
   where: { id: string } | { accountId: string },
+  change: () => Promise<unknown>,
 ) {
   const apps = await prisma.app.findMany({ where, select: { clientId: true } });
-  await Promise.all(apps.map((app) => directory.changed(app.clientId)));
+  const bump = () => Promise.all(apps.map((app) => directory.changed(app.clientId)));
+  await bump();
+  await change();
+  await bump();
 }
 
 export type UsableApp = App & { secrets: { id: string; hash: string }[] };

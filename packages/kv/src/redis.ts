@@ -36,9 +36,23 @@ export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
       guard(async () => {
         const multi = redis.multi().sadd(key, member);
         if (ttl) multi.expire(key, ttl, 'GT').expire(key, ttl, 'NX');
-        await multi.exec();
+        const results = await multi.exec();
+        const failed = results?.find(([error]) => error);
+        if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
       }),
     members: (key) => guard(() => redis.smembers(key)),
+    ready: async (timeoutMs = 2_000) => {
+      if (redis.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        redis.once('ready', done);
+      });
+    },
     close: async () => {
       redis.disconnect();
     },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { type KeyValueStore, memoryStore, redisStore, StoreUnavailableError } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
@@ -10,6 +10,7 @@ if (redisUrl) stores.push(['redis', () => redisStore(redisUrl, `test:${randomUUI
 for (const [name, open] of stores) {
   describe(`${name} store`, () => {
     const store = open();
+    before(() => store.ready());
     after(() => store.close());
 
     test('puts, reads and deletes', async () => {

@@ -3,7 +3,7 @@
 // refetched on an unknown kid with a cooldown). A verified token is remembered by its exact bytes
 // until it expires; liveness is still checked on every call (liveness.ts).
 import type { Config } from '@devplat/config';
-import { ProblemError } from '@devplat/http';
+import { DependencyUnavailableError, ProblemError } from '@devplat/http';
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Context } from 'koa';
 
@@ -51,7 +51,10 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
       } catch (error) {
         const code = (error as { code?: string }).code;
         if (code === 'ERR_JWT_EXPIRED') throw invalid('the token has expired');
-        if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC') throw error; // cannot check: 503
+        // The key set could not be fetched (refused, timed out, not 200): nothing can be checked.
+        if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC' || error instanceof TypeError) {
+          throw new DependencyUnavailableError('the auth service key set', { cause: error });
+        }
         throw invalid('the token could not be verified');
       }
       const { sub, jti, exp, client_id: clientId, scope, env, csid, cns } = payload as Record<string, unknown>;

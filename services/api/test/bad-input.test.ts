@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { generateSigningKey, loadConfig } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
+import { importJWK, SignJWT } from 'jose';
+import { remoteKeys, tokenVerifier } from '../src/index.ts';
 import { type RunningApi, startApi } from './support.ts';
 
 let database: TestDatabase;
@@ -147,6 +150,30 @@ describe('query strings and headers', () => {
 });
 
 describe('fail closed', () => {
+  test('the auth service key set unreachable: /cities and /me answer 503, never 401 or 200', async () => {
+    const config = loadConfig({ AUTH_INTERNAL_URL: 'http://127.0.0.1:1' });
+    const server = await startApi(
+      database.prisma,
+      { AUTH_INTERNAL_URL: 'http://127.0.0.1:1' },
+      { tokens: tokenVerifier(config, remoteKeys(config)) },
+    );
+    try {
+      const key = generateSigningKey();
+      const token = await new SignJWT({ scope: 'city.public.read' })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid })
+        .sign(await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA'));
+      for (const path of ['/cities', '/me']) {
+        assertProblem(
+          await call(server.base, path, { headers: { authorization: `Bearer ${token}` } }),
+          503,
+          'SERVICE_UNAVAILABLE',
+        );
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   test('PostgreSQL unreachable: /regions answers 503 Problem, nothing else', async () => {
     const unreachable = await openDatabase({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none' });
     const server = await startApi(unreachable.prisma);

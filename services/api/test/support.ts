@@ -3,7 +3,14 @@
 import { type Config, loadConfig } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
-import { buildApiApp, createStatusSource, type Integrations, noIntegrations, type StatusSource } from '../src/index.ts';
+import {
+  buildApiApp,
+  createStatusSource,
+  type Integrations,
+  noIntegrations,
+  type StatusSource,
+  type TokenVerifier,
+} from '../src/index.ts';
 
 export interface RunningApi {
   /** {base_url} of the running service. */
@@ -16,7 +23,7 @@ export interface RunningApi {
 export async function startApi(
   prisma: PrismaClient,
   env: Record<string, string> = {},
-  options: { statusSource?: StatusSource; integrations?: Integrations } = {},
+  options: { statusSource?: StatusSource; integrations?: Integrations; tokens?: TokenVerifier } = {},
 ): Promise<RunningApi> {
   const config = loadConfig({ ...env });
   const app = buildApiApp({
@@ -25,6 +32,7 @@ export async function startApi(
     logger: createLogger('silent', 'api'),
     statusSource: options.statusSource ?? createStatusSource(config.statusUrl),
     integrations: options.integrations ?? noIntegrations,
+    ...(options.tokens ? { tokens: options.tokens } : {}),
   });
   const server = await listen(app.callback(), '127.0.0.1', 0);
   return { base: `${server.origin}/developer/v1`, origin: server.origin, config, close: server.close };

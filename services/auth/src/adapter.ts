@@ -16,6 +16,7 @@ export interface AdapterHooks {
 }
 
 const entryKey = (model: string, id: string) => `oidc:${model}:${id}`;
+const codeMemorySeconds = 31 * 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
 const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
 
@@ -33,9 +34,12 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
       const key = entryKey(this.model, id);
-      await store.put(key, JSON.stringify(payload), expiresIn);
+      // A code is redeemable for 120 s (its exp), but kept as long as its grant can live, so that
+      // presenting it again later is still recognised as a replay and revokes the grant.
+      const keepFor = this.model === 'AuthorizationCode' ? codeMemorySeconds : expiresIn;
+      await store.put(key, JSON.stringify(payload), keepFor);
       const grantId = this.model === 'Grant' ? id : payload.grantId;
-      if (grantId) await store.addToSet(grantKey(grantId), key, expiresIn);
+      if (grantId) await store.addToSet(grantKey(grantId), key, keepFor);
       if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);
       if (payload.userCode) await store.put(entryKey(`${this.model}:userCode`, payload.userCode), id, expiresIn);
     }
@@ -45,7 +49,14 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       const [value, consumed] = await store.getMany([key, consumedKey(key)]);
       if (!value) return undefined;
       const payload = JSON.parse(value) as Payload;
-      return consumed ? { ...payload, consumed: Number(consumed) } : payload;
+      if (!consumed) return payload;
+      // A used code presented again revokes its grant whatever else is wrong with the request
+      // (the provider would first refuse an expired code without revoking anything).
+      if (this.model === 'AuthorizationCode' && payload.grantId) {
+        await revokeGrant(store, payload.grantId);
+        await hooks.grantRevoked(payload.grantId);
+      }
+      return { ...payload, consumed: Number(consumed) };
     }
 
     async findByUid(uid: string) {
@@ -61,7 +72,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
     async consume(id: string): Promise<void> {
       const key = entryKey(this.model, id);
       const now = Math.floor(Date.now() / 1000);
-      if (await store.putIfAbsent(consumedKey(key), String(now), 60 * 60 * 24 * 31)) return;
+      if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds)) return;
       // Another request consumed it between the provider's check and now: treat as a replay.
       const payload = await this.find(id);
       if (payload?.grantId) {

@@ -15,6 +15,7 @@ if (!config.databaseUrl || !config.redisUrl) {
 const logger = createLogger(config.logLevel, 'auth');
 const database = await openDatabase({ databaseUrl: config.databaseUrl });
 const store = redisStore(config.redisUrl);
+await store.ready();
 const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
 const server = await listen(service.api.callback(), config.host, config.port ?? 8090);
 const playerPort = Number(config.playerClientUrl.port || (config.playerClientUrl.protocol === 'https:' ? 443 : 80));

@@ -47,7 +47,7 @@ function checkAppTokenScopes(ctx: KoaContextWithOIDC): void {
     return;
   }
   for (const scope of asked.split(' ')) {
-    if (!(scope in scopeCatalogue)) throw new errors.InvalidScope(`unknown scope ${scope}`, scope);
+    if (!Object.hasOwn(scopeCatalogue, scope)) throw new errors.InvalidScope(`unknown scope ${scope}`, scope);
     if (!(appScopes as readonly string[]).includes(scope)) {
       throw new errors.InvalidScope(`${scope} is a user scope: app tokens never carry it`, scope);
     }
@@ -134,6 +134,11 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
       },
     },
     // What the api's liveness check needs beside sub, scope and client_id.
+    // The provider answers HTML to a browser-like Accept header; the contract allows only JSON here.
+    renderError: async (ctx, out) => {
+      ctx.type = 'json';
+      ctx.body = out;
+    },
     // A user token also names its grant and consent, and is issued only while that consent is active.
     extraTokenClaims: async (_ctx, token) => {
       const claims = { env: config.environment, csid: currentState().clientSecretId };

@@ -7,6 +7,7 @@ import { type Config, resolveSecrets } from '@devplat/config';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen, type RunningServer } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
+import { buildMockApp } from '@devplat/mock';
 
 export interface RunningPlatform {
   /** What a person opens, by name. */
@@ -43,6 +44,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       : await prepareEmbeddedDatabase(config.dataDir));
   // Without REDIS_URL the store lives in this process: correct only because it is the only one.
   const store = config.redisUrl ? redisStore(config.redisUrl) : memoryStore();
+  await store.ready();
   const servers: RunningServer[] = [];
   const close = async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -69,16 +71,29 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     servers.push(await listen(publicApi, config.host, config.port ?? portOf(config.baseUrl)));
     servers.push(await listen(auth.playerClient.callback(), config.host, portOf(config.playerClientUrl)));
     servers.push(await listen(auth.internal.callback(), config.host, portOf(config.authInternalUrl)));
+    servers.push(
+      await listen(
+        buildMockApp(config, logger.child({ service: 'mock' })).callback(),
+        config.host,
+        portOf(config.mockBaseUrl),
+      ),
+    );
   } catch (error) {
     await close();
     throw error;
   }
-  const [publicServer, playerServer, internalServer] = servers as [RunningServer, RunningServer, RunningServer];
+  const [publicServer, playerServer, internalServer, mockServer] = servers as RunningServer[] as [
+    RunningServer,
+    RunningServer,
+    RunningServer,
+    RunningServer,
+  ];
   return {
     urls: {
       'Public API': `${publicServer.origin}${config.baseUrl.pathname}`,
       'Player client': playerServer.origin,
       'Internal JWKS': `${internalServer.origin}/jwks.json`,
+      'Contract mock': `${mockServer.origin}${config.mockBaseUrl.pathname}`,
     },
     database,
     store,

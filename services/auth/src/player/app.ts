@@ -77,8 +77,10 @@ function pageErrors(logger: Logger): Middleware {
 }
 
 /** Only paths on this site: never an absolute URL or a scheme-relative one. */
-function safeReturnTo(value: string | undefined): string {
-  return value?.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
+function safeReturnTo(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')
+    ? value
+    : '/';
 }
 
 export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
@@ -94,7 +96,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   router.get('/signin', pageHeaders(true), (ctx) => {
     const csrf = randomToken();
     ctx.cookies.set(csrfCookie, csrf, { httpOnly: true, sameSite: 'strict', secure, path: '/signin', signed: false });
-    page(ctx, 200, signInPage({ csrf, returnTo: safeReturnTo(ctx.query.return_to as string | undefined) }));
+    page(ctx, 200, signInPage({ csrf, returnTo: safeReturnTo(ctx.query.return_to) }));
   });
 
   router.post('/signin', pageHeaders(true), async (ctx) => {
@@ -173,8 +175,11 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
       code_challenge: request.codeChallenge,
       code_challenge_method: 'S256',
     })) as { outcome: string; app?: Parameters<typeof issueCode>[2] };
-    // The app, its account or its redirect URI may have changed while the screen was open.
-    if (app.outcome !== 'consent' || !app.app) return deny();
+    // The app, its account or its redirect URI may have changed while the screen was open: an app
+    // that is no longer valid is never redirected to.
+    if (app.outcome !== 'consent' || !app.app) {
+      return page(ctx, 400, refusalPage('This app cannot connect', 'The app is no longer available.'));
+    }
     let code: string;
     try {
       code = await issueCode(

@@ -106,8 +106,10 @@ export function authorizationRequests(store: KeyValueStore) {
     // Kept past the screen's expiry so a late answer can still be sent back as access_denied.
     save: (request: AuthorizationRequest) =>
       store.put(requestKey(request.id), JSON.stringify(request), screenSeconds * 6),
+    /** Each screen is answered once: of concurrent answers (a double click) only one gets it. */
     async take(id: string): Promise<AuthorizationRequest | null> {
       if (!/^[\w-]{32}$/.test(id)) return null;
+      if (!(await store.putIfAbsent(`${requestKey(id)}:answered`, '1', screenSeconds * 6))) return null;
       const [value] = await store.getMany([requestKey(id)]);
       if (!value) return null;
       await store.delete([requestKey(id)]);

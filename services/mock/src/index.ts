@@ -1,0 +1,1 @@
+export { buildMockApp } from './app.ts';
