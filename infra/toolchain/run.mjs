@@ -80,7 +80,8 @@ const tasks = {
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
-  'bench:token': ['node', 'services/platform/bench/token.ts'],
+  'bench:token': ['node', 'services/platform/bench/run.ts', 'token'],
+  'bench:api': ['node', 'services/platform/bench/run.ts', 'api'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],
 };
 

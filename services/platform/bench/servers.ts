@@ -1,7 +1,10 @@
-// The two servers of the token benchmark, each in its own process so the load generator does
-// not share their event loop. Prints one JSON line: where to send the request and with what.
-//   node services/auth/bench/servers.ts platform   the whole platform, a sandbox app in it
-//   node services/auth/bench/servers.ts bare       a bare Koa route signing an equal Ed25519 JWT
+// The servers of the benchmarks, each in its own process so the load generator does not share
+// their event loop. Prints one JSON line: where to send requests and with what.
+//   node services/platform/bench/servers.ts token   the platform's token endpoint, a sandbox app in it
+//   node services/platform/bench/servers.ts sign    a bare Koa route signing an equal Ed25519 JWT
+//   node services/platform/bench/servers.ts api     /cities with an app token, /me with a user token
+//   node services/platform/bench/servers.ts hello   a bare Koa hello-world route
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,24 +12,37 @@ import { createApp } from '@devplat/apps';
 import { generateSigningKey, loadConfig } from '@devplat/config';
 import { listen, readForm } from '@devplat/http';
 import { createTestDatabase } from '@devplat/test/database';
+import { consentOverHttp, createPlayer } from '@devplat/test/players';
+import { freePort } from '@devplat/test/process';
 import { importJWK, SignJWT } from 'jose';
 import Koa from 'koa';
 import { startPlatform } from '../src/start.ts';
 
-const mode = process.argv[2];
-const form = 'grant_type=client_credentials';
+export interface Target {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  backend: string;
+}
 
-async function platform() {
+const tokenForm = 'grant_type=client_credentials';
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
+
+// The whole platform on a fresh database of its own (on DATABASE_URL's server, or an in-memory
+// PGlite), dropped on exit, with a developer account in it.
+async function benchPlatform() {
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: 'warn',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'devplat-bench-')),
-    BASE_URL: 'http://127.0.0.1:0/developer/v1',
-    PLAYER_CLIENT_URL: 'http://127.0.0.1:0',
-    AUTH_INTERNAL_URL: 'http://127.0.0.1:0',
+    BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
+    PLAYER_CLIENT_URL: `http://127.0.0.1:${await freePort()}`,
+    AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
+    MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
   });
-  // A fresh database of its own (on DATABASE_URL's server, or an in-memory PGlite), dropped on exit.
-  const database = await createTestDatabase({ seed: false });
+  const database = await createTestDatabase({ seed: true });
   const running = await startPlatform(config, { database });
   process.once('SIGTERM', async () => {
     await running.close();
@@ -35,8 +51,15 @@ async function platform() {
   });
   const prisma = running.database.prisma;
   const account = await prisma.account.create({
-    data: { email: `bench-${Date.now()}@developer.test`, passwordHash: 'unused', displayName: 'Bench', kind: 'full' },
+    data: { email: `bench-${randomUUID()}@developer.test`, passwordHash: 'unused', displayName: 'Bench', kind: 'full' },
   });
+  const base = running.urls['Public API'] as string;
+  const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
+  return { running, prisma, account, base, backend };
+}
+
+async function token(): Promise<Target> {
+  const { prisma, account, base, backend } = await benchPlatform();
   const { app, clientSecret } = await createApp(prisma, {
     accountId: account.id,
     name: 'Bench',
@@ -44,13 +67,15 @@ async function platform() {
     scopes: ['city.public.read'],
   });
   return {
-    url: `${running.urls['Public API']}/oauth/token`,
-    authorization: `Basic ${Buffer.from(`${app.clientId}:${clientSecret}`).toString('base64')}`,
-    backend: `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`,
+    method: 'POST',
+    url: `${base}/oauth/token`,
+    headers: { ...formHeaders, authorization: basic(app.clientId, clientSecret) },
+    body: tokenForm,
+    backend,
   };
 }
 
-async function bare() {
+async function sign(): Promise<Target> {
   const key = generateSigningKey();
   const privateKey = await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA');
   const app = new Koa();
@@ -67,7 +92,7 @@ async function bare() {
       .setSubject('svc_bench')
       .setIssuer('http://127.0.0.1/developer/v1')
       .setAudience('http://127.0.0.1/developer/v1')
-      .setJti(crypto.randomUUID())
+      .setJti(randomUUID())
       .setIssuedAt(now)
       .setExpirationTime(now + 300)
       .sign(privateKey);
@@ -75,12 +100,75 @@ async function bare() {
     ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: 300, scope: 'city.public.read' };
   });
   const server = await listen(app.callback(), '127.0.0.1', 0);
-  return { url: `${server.origin}/token`, authorization: 'Basic eDp5', backend: 'none' };
+  return {
+    method: 'POST',
+    url: `${server.origin}/token`,
+    headers: { ...formHeaders, authorization: 'Basic eDp5' },
+    body: tokenForm,
+    backend: 'none',
+  };
 }
 
-const target = mode === 'platform' ? await platform() : mode === 'bare' ? await bare() : null;
-if (!target) {
-  process.stderr.write('usage: servers.ts platform|bare\n');
+// /cities with an app token and /me with a user token from a real consent.
+async function api(): Promise<Target & { me: Target }> {
+  const { running, prisma, account, base, backend } = await benchPlatform();
+  const redirectUri = 'http://127.0.0.1:9/cb';
+  const { app, clientSecret } = await createApp(prisma, {
+    accountId: account.id,
+    name: 'Bench',
+    redirectUris: [redirectUri],
+    scopes: ['city.public.read', 'profile.basic.read'],
+  });
+  const auth = { ...formHeaders, authorization: basic(app.clientId, clientSecret) };
+  const tokenAt = async (body: Record<string, string>) => {
+    const answer = await fetch(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: auth,
+      body: new URLSearchParams(body),
+    });
+    return ((await answer.json()) as { access_token: string }).access_token;
+  };
+  const player = await createPlayer(prisma, account.id, 'Bench Player');
+  const verifier = randomUUID().repeat(2);
+  const authorize = new URL(`${running.urls['Player client']}/oauth/authorize`);
+  authorize.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.clientId,
+    redirect_uri: redirectUri,
+    scope: 'city.public.read profile.basic.read',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  }).toString();
+  const code = (await consentOverHttp(authorize.href, player)).searchParams.get('code') ?? '';
+  const userToken = await tokenAt({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+  const appToken = await tokenAt({ grant_type: 'client_credentials' });
+  return {
+    method: 'GET',
+    url: `${base}/cities?limit=100`,
+    headers: { authorization: `Bearer ${appToken}` },
+    backend,
+    me: { method: 'GET', url: `${base}/me`, headers: { authorization: `Bearer ${userToken}` }, backend },
+  };
+}
+
+async function hello(): Promise<Target> {
+  const app = new Koa();
+  app.use((ctx) => {
+    ctx.body = 'hello';
+  });
+  const server = await listen(app.callback(), '127.0.0.1', 0);
+  return { method: 'GET', url: `${server.origin}/hello`, headers: {}, backend: 'none' };
+}
+
+const builders: Record<string, () => Promise<Target>> = { token, sign, api, hello };
+const mode = process.argv[2] ?? '';
+if (!builders[mode]) {
+  process.stderr.write(`usage: servers.ts ${Object.keys(builders).join('|')}\n`);
   process.exit(2);
 }
-process.stdout.write(`${JSON.stringify({ ...target, body: form })}\n`);
+process.stdout.write(`${JSON.stringify(await (builders[mode] as () => Promise<Target>)())}\n`);
