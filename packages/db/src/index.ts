@@ -1,4 +1,4 @@
-export { type Database, type DatabaseOptions, openDatabase } from './connect.ts';
+export { type Database, type DatabaseOptions, openDatabase, type Query } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
 export type {
   Account,

@@ -1,6 +1,6 @@
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
-import type { PrismaClient } from '@devplat/db';
+import type { PrismaClient, Query } from '@devplat/db';
 import {
   bodyLimit,
   commonHeaders,
@@ -16,6 +16,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { TokenVerifier } from './bearer.ts';
 import type { Integrations } from './capabilities.ts';
+import { cityRegistry } from './city-registry.ts';
 import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
 import { authenticate, getCities, getMe, platformOn, userTokenOnly } from './routes/protected.ts';
 import type { StatusSource } from './status-source.ts';
@@ -23,6 +24,8 @@ import type { StatusSource } from './status-source.ts';
 export interface ApiDependencies {
   config: Config;
   prisma: PrismaClient;
+  /** Plain SQL for the per-call liveness check. */
+  query: Query;
   logger: Logger;
   statusSource: StatusSource;
   integrations: Integrations;
@@ -31,7 +34,15 @@ export interface ApiDependencies {
 }
 
 /** The api service: the resource server of the contract under /developer/v1. */
-export function buildApiApp({ config, prisma, logger, statusSource, integrations, tokens }: ApiDependencies): Koa {
+export function buildApiApp({
+  config,
+  prisma,
+  query,
+  logger,
+  statusSource,
+  integrations,
+  tokens,
+}: ApiDependencies): Koa {
   const app = new Koa();
   app.silent = true;
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
@@ -40,8 +51,8 @@ export function buildApiApp({ config, prisma, logger, statusSource, integrations
   operation(router, 'GET', '/status', getStatus(config, statusSource));
   if (tokens) {
     const on = platformOn(config);
-    operation(router, 'GET', '/cities', on, authenticate(prisma, tokens), getCities(prisma));
-    operation(router, 'GET', '/me', on, userTokenOnly(tokens), authenticate(prisma, tokens), getMe());
+    operation(router, 'GET', '/cities', on, authenticate(query, tokens), getCities(cityRegistry(prisma)));
+    operation(router, 'GET', '/me', on, userTokenOnly(tokens), authenticate(query, tokens), getMe());
   }
   featureDisabled(router, disabledAreas);
 

@@ -1,7 +1,8 @@
-// On every call: is everything the token depends on still active? One indexed query answers for
-// the app, its developer account, the client secret, a revoked token id and, for user tokens, the
-// consent (with the player's display name, which /me needs).
-import type { PrismaClient } from '@devplat/db';
+// On every call: is everything the token depends on still active? One indexed statement answers
+// for the app, its developer account, the client secret, a revoked token id and, for user tokens,
+// the consent (with the player's display name, which /me needs). It goes to the driver directly:
+// this runs on every request.
+import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import type { AccessToken } from './bearer.ts';
 
@@ -17,24 +18,28 @@ export interface Liveness {
   displayName: string | null;
 }
 
-export async function checkLiveness(prisma: PrismaClient, token: AccessToken): Promise<Liveness> {
+const statement = `
+  SELECT
+    EXISTS (SELECT 1 FROM apps a JOIN accounts acc ON acc.id = a.account_id
+             WHERE a.client_id = $1 AND a.status = 'active' AND a.environment = 'sandbox'
+               AND acc.status = 'active' AND acc.kind = 'full') AS app_live,
+    EXISTS (SELECT 1 FROM client_secrets s JOIN apps a ON a.id = s.app_id
+             WHERE s.id = $2::uuid AND a.client_id = $1 AND s.status = 'active') AS secret_live,
+    NOT EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.jti = $3) AS token_live,
+    (SELECT c.status = 'active' FROM consents c JOIN apps a ON a.id = c.app_id
+      WHERE c.id = $4::uuid AND a.client_id = $1) AS consent_live,
+    (SELECT p.display_name FROM consents c JOIN sandbox_players p ON p.id = c.player_id
+      WHERE c.id = $4::uuid) AS display_name`;
+
+function refuse(description: string): ProblemError {
+  return new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
+    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
+  });
+}
+
+export async function checkLiveness(query: Query, token: AccessToken): Promise<Liveness> {
   const consentId = token.consentId ?? null;
-  const [row] = await prisma.$queryRaw<LivenessRow[]>`
-    SELECT
-      EXISTS (SELECT 1 FROM apps a JOIN accounts acc ON acc.id = a.account_id
-               WHERE a.client_id = ${token.clientId} AND a.status = 'active' AND a.environment = 'sandbox'
-                 AND acc.status = 'active' AND acc.kind = 'full') AS app_live,
-      EXISTS (SELECT 1 FROM client_secrets s JOIN apps a ON a.id = s.app_id
-               WHERE s.id = ${token.secretId}::uuid AND a.client_id = ${token.clientId} AND s.status = 'active') AS secret_live,
-      NOT EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.jti = ${token.jti}) AS token_live,
-      (SELECT c.status = 'active' FROM consents c JOIN apps a ON a.id = c.app_id
-        WHERE c.id = ${consentId}::uuid AND a.client_id = ${token.clientId}) AS consent_live,
-      (SELECT p.display_name FROM consents c JOIN sandbox_players p ON p.id = c.player_id
-        WHERE c.id = ${consentId}::uuid) AS display_name`;
-  const refuse = (description: string) =>
-    new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
-      'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
-    });
+  const [row] = await query<LivenessRow>(statement, [token.clientId, token.secretId, token.jti, consentId]);
   if (!row?.app_live) throw refuse('the app or its developer account is no longer active');
   if (!row.secret_live) throw refuse('the client secret it was obtained with has been revoked');
   if (!row.token_live) throw refuse('the token has been revoked');

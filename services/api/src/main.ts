@@ -16,6 +16,7 @@ const database = config.databaseUrl
 const app = buildApiApp({
   config,
   prisma: database.prisma,
+  query: database.query,
   logger,
   statusSource: createStatusSource(config.statusUrl),
   // Split deployment: the auth service issues the tokens; its JWKS is at AUTH_INTERNAL_URL.

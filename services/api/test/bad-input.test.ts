@@ -13,7 +13,7 @@ let database: TestDatabase;
 let api: RunningApi;
 before(async () => {
   database = await createTestDatabase();
-  api = await startApi(database.prisma);
+  api = await startApi(database);
 });
 after(async () => {
   await api.close();
@@ -153,7 +153,7 @@ describe('fail closed', () => {
   test('the auth service key set unreachable: /cities and /me answer 503, never 401 or 200', async () => {
     const config = loadConfig({ AUTH_INTERNAL_URL: 'http://127.0.0.1:1' });
     const server = await startApi(
-      database.prisma,
+      database,
       { AUTH_INTERNAL_URL: 'http://127.0.0.1:1' },
       { tokens: tokenVerifier(config, remoteKeys(config)) },
     );
@@ -176,7 +176,7 @@ describe('fail closed', () => {
 
   test('PostgreSQL unreachable: /regions answers 503 Problem, nothing else', async () => {
     const unreachable = await openDatabase({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none' });
-    const server = await startApi(unreachable.prisma);
+    const server = await startApi(unreachable);
     try {
       const answer = await call(server.base, '/regions');
       assertProblem(answer, 503, 'SERVICE_UNAVAILABLE');

@@ -24,7 +24,7 @@ const allIntegrated = {
 let database: TestDatabase;
 const running: RunningApi[] = [];
 async function api(env: Record<string, string> = {}, options: Parameters<typeof startApi>[2] = {}) {
-  const started = await startApi(database.prisma, env, options);
+  const started = await startApi(database, env, options);
   running.push(started);
   return started;
 }
@@ -139,7 +139,7 @@ describe('GET /regions', () => {
   test('is empty while no city is listed', async () => {
     const empty = await createTestDatabase({ seed: false });
     try {
-      const server = await startApi(empty.prisma);
+      const server = await startApi(empty);
       try {
         const answer = await call(server.base, '/regions');
         assert.deepEqual(answer.json, { api_version: '1.0', data: [], next_cursor: null });

@@ -1,7 +1,7 @@
 // Starts the api service in this process on a real HTTP server at an ephemeral port.
 
 import { type Config, loadConfig } from '@devplat/config';
-import type { PrismaClient } from '@devplat/db';
+import type { Database } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import {
   buildApiApp,
@@ -21,14 +21,15 @@ export interface RunningApi {
 }
 
 export async function startApi(
-  prisma: PrismaClient,
+  database: Pick<Database, 'prisma' | 'query'>,
   env: Record<string, string> = {},
   options: { statusSource?: StatusSource; integrations?: Integrations; tokens?: TokenVerifier } = {},
 ): Promise<RunningApi> {
   const config = loadConfig({ ...env });
   const app = buildApiApp({
     config,
-    prisma,
+    prisma: database.prisma,
+    query: database.query,
     logger: createLogger('silent', 'api'),
     statusSource: options.statusSource ?? createStatusSource(config.statusUrl),
     integrations: options.integrations ?? noIntegrations,

@@ -55,6 +55,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     const api = buildApiApp({
       config,
       prisma: database.prisma,
+      query: database.query,
       logger: logger.child({ service: 'api' }),
       statusSource: createStatusSource(config.statusUrl),
       integrations: { ...noIntegrations, oauth: true, cityRegistry: true, playerProfile: true },

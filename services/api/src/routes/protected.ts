@@ -3,10 +3,11 @@
 // the query.
 import type { Config } from '@devplat/config';
 import { apiVersion, limits } from '@devplat/contract';
-import type { PrismaClient } from '@devplat/db';
+import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import type { Middleware } from 'koa';
 import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts';
+import type { CityRegistry } from '../city-registry.ts';
 import { checkLiveness, type Liveness } from '../liveness.ts';
 
 interface Authenticated {
@@ -23,10 +24,10 @@ export function platformOn(config: Config): Middleware {
   };
 }
 
-export function authenticate(prisma: PrismaClient, verifier: TokenVerifier): Middleware {
+export function authenticate(query: Query, verifier: TokenVerifier): Middleware {
   return async (ctx, next) => {
     const token = await verifier.verify(bearerToken(ctx));
-    const liveness = await checkLiveness(prisma, token);
+    const liveness = await checkLiveness(query, token);
     ctx.state.auth = { token, liveness } satisfies Authenticated;
     await next();
   };
@@ -62,34 +63,19 @@ function citiesLimit(querystring: string): number {
   return limit;
 }
 
-export function getCities(prisma: PrismaClient): Middleware {
+export function getCities(registry: CityRegistry): Middleware {
   return async (ctx) => {
     const { token } = ctx.state.auth as Authenticated;
     requireScope(token, 'city.public.read');
     const limit = citiesLimit(ctx.querystring);
-    const cities = await prisma.city.findMany({
-      where: { reviewed: true },
-      orderBy: { id: 'asc' },
-      take: limit + 1,
-      select: { id: true, name: true, countryCode: true, availability: true, supportedCapabilities: true },
-    });
+    const cities = await registry.reviewed();
     if (cities.length > limit) {
       throw new ProblemError(
         'RESULT_TOO_LARGE',
         `The reviewed registry holds more than ${limit} cities and there is no pagination: ask with a larger limit (at most ${limits.citiesLimit.max}).`,
       );
     }
-    ctx.body = {
-      api_version: apiVersion,
-      data: cities.map((city) => ({
-        id: city.id,
-        name: city.name,
-        country_code: city.countryCode,
-        availability: city.availability,
-        supported_capabilities: city.supportedCapabilities,
-      })),
-      next_cursor: null,
-    };
+    ctx.body = { api_version: apiVersion, data: cities, next_cursor: null };
   };
 }
 
