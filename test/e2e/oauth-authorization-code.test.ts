@@ -290,6 +290,32 @@ describe('redeeming a code', () => {
     assert.equal(unknown.json.error, 'invalid_grant');
   });
 
+  test('the optional scope narrows the tokens to a subset of the consent; anything else is invalid_scope', async () => {
+    const s = await setup();
+    const narrow = await authorize(s);
+    const narrowed = await rawToken(s, {
+      grant_type: 'authorization_code',
+      code: narrow.back.searchParams.get('code') as string,
+      redirect_uri: redirectUri,
+      code_verifier: narrow.verifier,
+      scope: 'profile.basic.read',
+    });
+    assert.equal(narrowed.status, 200, narrowed.text);
+    assert.equal(narrowed.json.scope, 'profile.basic.read');
+    assert.equal(decodeJwt(narrowed.json.access_token).scope, 'profile.basic.read');
+    const s2 = await setup();
+    const wide = await authorize(s2, 'city.public.read');
+    const widened = await rawToken(s2, {
+      grant_type: 'authorization_code',
+      code: wide.back.searchParams.get('code') as string,
+      redirect_uri: redirectUri,
+      code_verifier: wide.verifier,
+      scope: 'city.public.read profile.basic.read',
+    });
+    assert.equal(widened.status, 400);
+    assert.equal(widened.json.error, 'invalid_scope');
+  });
+
   test('a second redemption is invalid_grant and revokes the consent and everything under it', async () => {
     const s = await setup();
     const first = await tokens(s);

@@ -56,6 +56,20 @@ function checkAppTokenScopes(ctx: KoaContextWithOIDC): void {
   }
 }
 
+// authorization_code: the optional scope (not a parameter oidc-provider reads for this grant)
+// must be a subset of what the player consented to, and narrows the tokens to it.
+function narrowCodeScopes(ctx: KoaContextWithOIDC): void {
+  const asked = (ctx.oidc.body as Record<string, unknown> | undefined)?.scope;
+  const code = ctx.oidc.entities.AuthorizationCode;
+  if (asked === undefined || !code) return;
+  if (typeof asked !== 'string') throw new errors.InvalidRequest('scope must appear once');
+  const requested = [...new Set(asked.split(' ').filter(Boolean))];
+  const consented = code.scopes;
+  const outside = requested.find((scope) => !consented.has(scope));
+  if (outside !== undefined) throw new errors.InvalidScope(`${outside} was not consented`, outside);
+  if (requested.length > 0) code.scope = requested.join(' ');
+}
+
 export function createProvider({ config, secrets, prisma, store }: ProviderDependencies): Provider {
   const resource = config.baseUrl.href;
   const apps = appDirectory(prisma, store);
@@ -122,6 +136,9 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
           if (indicator !== resource) throw new errors.InvalidTarget();
           if (ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'client_credentials') {
             checkAppTokenScopes(ctx);
+          }
+          if (ctx.oidc.route === 'token' && ctx.oidc.params?.grant_type === 'authorization_code') {
+            narrowCodeScopes(ctx);
           }
           return {
             scope: allScopes,
