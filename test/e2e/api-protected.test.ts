@@ -7,6 +7,7 @@ import { appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat
 import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
+import { revokeToken } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { base64url, decodeJwt, importJWK, SignJWT } from 'jose';
@@ -165,14 +166,7 @@ describe('revocation takes effect on the very next call', () => {
   test('revoking a user token: 403 CONSENT_REVOKED', async () => {
     const s = await userTokens();
     assert.equal((await get('/me', s.accessToken)).status, 200);
-    await call(platform.base, '/oauth/revoke', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basic(s.clientId, s.clientSecret),
-      },
-      body: new URLSearchParams({ token: s.refreshToken }).toString(),
-    });
+    assert.equal((await revokeToken(platform.base, s, s.refreshToken)).status, 200);
     assertProblem(await get('/me', s.accessToken), 403, 'CONSENT_REVOKED');
     assertProblem(await get('/cities?limit=100', s.accessToken), 403, 'CONSENT_REVOKED');
   });
@@ -213,14 +207,7 @@ describe('revocation takes effect on the very next call', () => {
     const suspended = await userTokens();
     await suspendAccount(prisma(), directory(), suspended.developer.id);
     const revoked = await appToken();
-    await call(platform.base, '/oauth/revoke', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basic(revoked.clientId, revoked.clientSecret),
-      },
-      body: new URLSearchParams({ token: revoked.accessToken }).toString(),
-    });
+    assert.equal((await revokeToken(platform.base, revoked, revoked.accessToken)).status, 200);
     for (const { accessToken } of [secret, disabled, suspended, revoked]) {
       const answer = await get('/cities?limit=100', accessToken);
       assertProblem(answer, 401, 'INVALID_TOKEN');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
+import { discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
@@ -16,7 +17,6 @@ let platform: TestPlatform;
 let browser: Browser;
 let appServer: Server;
 let callback: string;
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 before(async () => {
   platform = await startTestPlatform();
@@ -53,11 +53,7 @@ async function start(decision: 'Allow' | 'Not now') {
     redirectUris: [callback],
   });
   const player = await createPlayer(prisma, app.developer.id, 'Ada Lovelace');
-  const issuer = new URL(platform.base);
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  const as = await discover(platform.base);
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint as string);

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { appDirectory, disableApp } from '@devplat/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
+import { discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer, openConsentScreen } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
@@ -13,16 +14,11 @@ import * as oauth from 'oauth4webapi';
 
 let platform: TestPlatform;
 let as: oauth.AuthorizationServer;
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 const redirectUri = 'http://127.0.0.1:9/callback';
 
 before(async () => {
   platform = await startTestPlatform();
-  const issuer = new URL(platform.base);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  as = await discover(platform.base);
 });
 after(() => platform.close());
 const prisma = () => platform.platform.database.prisma;

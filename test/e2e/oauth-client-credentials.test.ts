@@ -6,21 +6,17 @@ import { addSecret, appDirectory, disableApp, revokeSecret, suspendAccount } fro
 import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
+import { discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 
 let platform: TestPlatform;
 let as: oauth.AuthorizationServer;
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 before(async () => {
   platform = await startTestPlatform();
-  const issuer = new URL(platform.base);
-  as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-  );
+  as = await discover(platform.base);
 });
 after(() => platform.close());
 

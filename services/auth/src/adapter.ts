@@ -20,9 +20,11 @@ const codeMemorySeconds = 31 * 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
 const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
 
+// Consumed markers are never deleted, only expire: a request that loaded a code or refresh token
+// before its grant was revoked must still find it consumed, or it could redeem it once more.
 export async function revokeGrant(store: KeyValueStore, grantId: string): Promise<void> {
   const keys = await store.members(grantKey(grantId));
-  await store.delete([...keys, ...keys.map(consumedKey), grantKey(grantId)]);
+  await store.delete([...keys, grantKey(grantId)]);
 }
 
 export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
@@ -86,7 +88,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
 
     async destroy(id: string): Promise<void> {
       const key = entryKey(this.model, id);
-      await store.delete([key, consumedKey(key)]);
+      await store.delete([key]);
       if (this.model === 'Grant') {
         await revokeGrant(store, id);
         await hooks.grantRevoked(id);

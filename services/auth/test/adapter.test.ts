@@ -1,0 +1,49 @@
+// The storage adapter's replay rules, with the interleavings spelled out step by step (the
+// end-to-end race tests hit them only by chance).
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { memoryStore } from '@devplat/kv';
+import { storeAdapter } from '../src/adapter.ts';
+
+function setup() {
+  const store = memoryStore();
+  const revoked: string[] = [];
+  const Adapter = storeAdapter(store, { grantRevoked: async (grantId) => void revoked.push(grantId) });
+  return { store, revoked, codes: new Adapter('AuthorizationCode'), grants: new Adapter('Grant') };
+}
+
+describe('storage adapter', () => {
+  test('of two requests that loaded one code, the one that consumes second loses, even after the grant was revoked in between', async () => {
+    const { codes, grants, revoked } = setup();
+    await grants.upsert('g1', { jti: 'g1' }, 60);
+    await codes.upsert('sva_1', { jti: 'sva_1', grantId: 'g1' }, 120);
+    const loadedByA = await codes.find('sva_1');
+    const loadedByD = await codes.find('sva_1');
+    assert.equal(loadedByA?.consumed, undefined);
+    assert.equal(loadedByD?.consumed, undefined);
+    await codes.consume('sva_1'); // A wins
+    assert.ok((await codes.find('sva_1'))?.consumed, 'a third request sees it used, and revokes the grant');
+    assert.deepEqual(revoked, ['g1']);
+    // D loaded the code before any of that and only now consumes it: it must lose.
+    await assert.rejects(codes.consume('sva_1'), { name: 'InvalidGrant' });
+  });
+
+  test('a used code is remembered after its grant is gone, so presenting it later still revokes', async () => {
+    const { codes, revoked } = setup();
+    await codes.upsert('sva_2', { jti: 'sva_2', grantId: 'g2' }, 120);
+    await codes.consume('sva_2');
+    await codes.find('sva_2');
+    await assert.rejects(codes.consume('sva_2'), { name: 'InvalidGrant' });
+    assert.ok(revoked.every((grantId) => grantId === 'g2') && revoked.length >= 1);
+  });
+
+  test('destroying a grant removes everything issued under it', async () => {
+    const { codes, grants, revoked } = setup();
+    await grants.upsert('g3', { jti: 'g3' }, 60);
+    await codes.upsert('sva_3', { jti: 'sva_3', grantId: 'g3' }, 120);
+    await grants.destroy('g3');
+    assert.equal(await codes.find('sva_3'), undefined);
+    assert.equal(await grants.find('g3'), undefined);
+    assert.deepEqual(revoked, ['g3']);
+  });
+});
