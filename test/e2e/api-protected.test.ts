@@ -1,6 +1,7 @@
 // GET /cities and GET /me with tokens from the real auth service, and the moment anything a
 // token depends on stops being active, the very next call is refused.
 import assert from 'node:assert/strict';
+import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat/apps';
@@ -26,8 +27,11 @@ const registry = JSON.parse(readFileSync(new URL('../../prisma/seed/registry.jso
   }[];
 };
 
+// The platform's signing key is known to the test, so it can sign tokens the platform would
+// accept but for one flaw (expired).
+const signingKey = generateSigningKey();
 before(async () => {
-  platform = await startTestPlatform();
+  platform = await startTestPlatform({ SIGNING_KEYS: JSON.stringify({ keys: [signingKey] }) });
 });
 after(() => platform.close());
 const prisma = () => platform.platform.database.prisma;
@@ -227,6 +231,14 @@ describe('forged and broken tokens', () => {
       importJWK({ ...otherKey, alg }, alg).then((key) =>
         new SignJWT({ ...body }).setProtectedHeader({ alg, typ, kid: otherKey.kid }).sign(key),
       );
+    // Signed with the platform's own key, correct in every way but expired.
+    const expired = await new SignJWT({
+      ...claims,
+      iat: Math.floor(Date.now() / 1000) - 600,
+      exp: Math.floor(Date.now() / 1000) - 300,
+    })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: signingKey.kid })
+      .sign(await importJWK({ ...signingKey, alg: 'EdDSA' }, 'EdDSA'));
     const forged = [
       `${encode({ alg: 'none', typ: 'at+jwt' })}.${payload}.`,
       `${encode({ alg: 'HS256', typ: 'at+jwt' })}.${payload}.${signature}`,
@@ -234,6 +246,15 @@ describe('forged and broken tokens', () => {
       `${header}.${encode({ ...claims, aud: 'https://elsewhere.example' })}.${signature}`,
       `${header}.${encode({ ...claims, env: 'production' })}.${signature}`,
       `${header}.${encode({ ...claims, exp: 1 })}.${signature}`,
+      expired,
+      // The classic confusion attack: HS256, with the public key (as PEM) for the HMAC secret.
+      await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: signingKey.kid }).sign(
+        new TextEncoder().encode(
+          createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: signingKey.x }, format: 'jwk' })
+            .export({ type: 'spki', format: 'pem' })
+            .toString(),
+        ),
+      ),
       accessToken.slice(0, -10),
       'garbage',
       `${header}.${payload}`,
@@ -243,6 +264,8 @@ describe('forged and broken tokens', () => {
       assertProblem(answer, 401, 'INVALID_TOKEN');
       assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer/);
     }
+    const late = await get('/cities?limit=100', expired);
+    assert.match(late.headers.get('www-authenticate') ?? '', /error_description="the token has expired"/);
     assert.ok(clientId);
   });
 

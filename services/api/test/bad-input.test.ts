@@ -5,7 +5,7 @@ import { generateSigningKey, loadConfig } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
-import { importJWK, SignJWT } from 'jose';
+import { createLocalJWKSet, importJWK, SignJWT } from 'jose';
 import { remoteKeys, tokenVerifier } from '../src/index.ts';
 import { type RunningApi, startApi } from './support.ts';
 
@@ -150,6 +150,44 @@ describe('query strings and headers', () => {
 });
 
 describe('fail closed', () => {
+  test('PostgreSQL unreachable during the liveness check of a valid token: 503, never a 200', async () => {
+    const key = generateSigningKey();
+    const config = loadConfig({});
+    const verifier = tokenVerifier(
+      config,
+      createLocalJWKSet({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: key.x, kid: key.kid }] }),
+    );
+    const unreachable = await openDatabase({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none' });
+    const server = await startApi(unreachable, {}, { tokens: verifier });
+    try {
+      const token = await new SignJWT({
+        client_id: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+        scope: 'city.public.read profile.basic.read',
+        env: 'sandbox',
+        csid: '00000000-0000-4000-8000-000000000000',
+        cns: '00000000-0000-4000-8000-000000000001',
+      })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid })
+        .setIssuer(config.baseUrl.href)
+        .setAudience(config.baseUrl.href)
+        .setSubject('ps_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+        .setJti('jti-1')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA'));
+      for (const path of ['/cities', '/me']) {
+        assertProblem(
+          await call(server.base, path, { headers: { authorization: `Bearer ${token}` } }),
+          503,
+          'SERVICE_UNAVAILABLE',
+        );
+      }
+    } finally {
+      await server.close();
+      await unreachable.close();
+    }
+  });
+
   test('the auth service key set unreachable: /cities and /me answer 503, never 401 or 200', async () => {
     const config = loadConfig({ AUTH_INTERNAL_URL: 'http://127.0.0.1:1' });
     const server = await startApi(
