@@ -202,6 +202,18 @@ describe('revocation takes effect on the very next call', () => {
     assertProblem(await get('/me', replayed.accessToken), 403, 'CONSENT_REVOKED');
   });
 
+  test('a disabled sandbox player: 403 ACCESS_DENIED on the next call, while the consent stands', async () => {
+    const s = await userTokens();
+    assert.equal((await get('/me', s.accessToken)).status, 200);
+    await prisma().sandboxPlayer.update({ where: { id: s.player.player.id }, data: { status: 'disabled' } });
+    assertProblem(await get('/me', s.accessToken), 403, 'ACCESS_DENIED');
+    assertProblem(await get('/cities?limit=100', s.accessToken), 403, 'ACCESS_DENIED');
+    assert.equal(
+      (await prisma().consent.findUniqueOrThrow({ where: { id: decodeJwt(s.accessToken).cns as string } })).status,
+      'active',
+    );
+  });
+
   test('a revoked secret, a disabled app, a suspended account or a revoked app token: 401 invalid_token', async () => {
     const secret = await appToken();
     const secretRow = await prisma().clientSecret.findFirstOrThrow({ where: { appId: secret.app.id } });

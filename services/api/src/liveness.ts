@@ -1,6 +1,6 @@
 // On every call: is everything the token depends on still active? One indexed statement answers
 // for the app, its developer account, the client secret, a revoked token id and, for user tokens,
-// the consent (with the player's display name, which /me needs). It goes to the driver directly:
+// the consent and its player (with the display name, which /me needs). It goes to the driver directly:
 // this runs on every request.
 import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
@@ -11,6 +11,7 @@ interface LivenessRow {
   secret_live: boolean;
   token_live: boolean;
   consent_live: boolean | null;
+  player_live: boolean | null;
   display_name: string | null;
 }
 
@@ -28,6 +29,8 @@ const statement = `
     NOT EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.jti = $3) AS token_live,
     (SELECT c.status = 'active' FROM consents c JOIN apps a ON a.id = c.app_id
       WHERE c.id = $4::uuid AND a.client_id = $1) AS consent_live,
+    (SELECT p.status = 'active' FROM consents c JOIN sandbox_players p ON p.id = c.player_id
+      WHERE c.id = $4::uuid) AS player_live,
     (SELECT p.display_name FROM consents c JOIN sandbox_players p ON p.id = c.player_id
       WHERE c.id = $4::uuid) AS display_name`;
 
@@ -45,6 +48,9 @@ export async function checkLiveness(query: Query, token: AccessToken): Promise<L
   if (!row.token_live) throw refuse('the token has been revoked');
   if (consentId !== null && row.consent_live !== true) {
     throw new ProblemError('CONSENT_REVOKED', 'The player withdrew, or the app ended, the consent behind this token.');
+  }
+  if (consentId !== null && row.player_live !== true) {
+    throw new ProblemError('ACCESS_DENIED', 'The player behind this token may not be reached.');
   }
   return { displayName: row.display_name };
 }
