@@ -8,7 +8,7 @@ import { appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat
 import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
-import { revokeToken } from '@devplat/test/oauth';
+import { basicAuth, revokeToken } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { base64url, decodeJwt, importJWK, SignJWT } from 'jose';
@@ -36,12 +36,11 @@ before(async () => {
 after(() => platform.close());
 const prisma = () => platform.platform.database.prisma;
 const directory = () => appDirectory(prisma(), platform.platform.store);
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 async function tokenCall(body: Record<string, string>, clientId: string, clientSecret: string) {
   const answer = await call(platform.base, '/oauth/token', {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, clientSecret) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(clientId, clientSecret) },
     body: new URLSearchParams(body).toString(),
   });
   return answer;

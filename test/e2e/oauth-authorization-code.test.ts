@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { appDirectory, disableApp } from '@devplat/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
-import { discover, insecure } from '@devplat/test/oauth';
+import { basicAuth, discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer, openConsentScreen } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
@@ -84,7 +84,7 @@ const rawToken = (s: Setup, fields: Record<string, string>) =>
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${s.clientId}:${s.clientSecret}`).toString('base64')}`,
+      authorization: basicAuth(s.clientId, s.clientSecret),
     },
     body: new URLSearchParams(fields).toString(),
   });
@@ -439,7 +439,7 @@ describe('revocation of user tokens', () => {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from(`${s.clientId}:${s.clientSecret}`).toString('base64')}`,
+        authorization: basicAuth(s.clientId, s.clientSecret),
       },
       body: new URLSearchParams({ token }).toString(),
     });
@@ -507,7 +507,7 @@ describe('Redis unreachable', () => {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+          authorization: basicAuth(app.clientId, app.clientSecret),
         },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'anything' }).toString(),
       });
@@ -517,7 +517,7 @@ describe('Redis unreachable', () => {
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+          authorization: basicAuth(app.clientId, app.clientSecret),
         },
         body: 'grant_type=client_credentials',
       });

@@ -6,7 +6,7 @@ import { addSecret, appDirectory, disableApp, revokeSecret, suspendAccount } fro
 import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
-import { discover, insecure } from '@devplat/test/oauth';
+import { basicAuth, discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
@@ -24,7 +24,6 @@ const prisma = () => platform.platform.database.prisma;
 // Changes go through the registry, which tells every process's app directory.
 const directory = () => appDirectory(prisma(), platform.platform.store);
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
 async function token(headers: Record<string, string>, body: string) {
   return call(platform.base, '/oauth/token', {
@@ -36,7 +35,7 @@ async function token(headers: Record<string, string>, body: string) {
 
 async function appToken(clientId: string, clientSecret: string, scope?: string) {
   const answer = await token(
-    { authorization: basic(clientId, clientSecret) },
+    { authorization: basicAuth(clientId, clientSecret) },
     form({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
   );
   assert.equal(answer.status, 200, answer.text);
@@ -113,7 +112,10 @@ describe('several signing keys', () => {
       const { clientId, clientSecret } = await createTestApp(rotated.platform.database.prisma);
       const answer = await call(rotated.base, '/oauth/token', {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, clientSecret) },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: basicAuth(clientId, clientSecret),
+        },
         body: form({ grant_type: 'client_credentials' }),
       });
       assert.equal(decodeProtectedHeader(answer.json.access_token).kid, keys[0]?.kid);
@@ -175,7 +177,7 @@ describe('client credentials', () => {
   test('using both authentication methods at once is invalid_request', async () => {
     const { clientId, clientSecret } = await createTestApp(prisma());
     const answer = await token(
-      { authorization: basic(clientId, clientSecret) },
+      { authorization: basicAuth(clientId, clientSecret) },
       form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
     );
     assertOAuthError(answer, 400, 'invalid_request');
@@ -184,13 +186,13 @@ describe('client credentials', () => {
   test('a wrong secret, an unknown client or a revoked secret is invalid_client (401)', async () => {
     const { clientId, clientSecret, app } = await createTestApp(prisma());
     assertOAuthError(
-      await token({ authorization: basic(clientId, 'svs_wrong') }, form({ grant_type: 'client_credentials' })),
+      await token({ authorization: basicAuth(clientId, 'svs_wrong') }, form({ grant_type: 'client_credentials' })),
       401,
       'invalid_client',
     );
     assertOAuthError(
       await token(
-        { authorization: basic('svc_aaaaaaaaaaaaaaaaaaaaaaaaaa', clientSecret) },
+        { authorization: basicAuth('svc_aaaaaaaaaaaaaaaaaaaaaaaaaa', clientSecret) },
         form({ grant_type: 'client_credentials' }),
       ),
       401,
@@ -200,7 +202,7 @@ describe('client credentials', () => {
     const secret = await prisma().clientSecret.findFirstOrThrow({ where: { appId: app.id } });
     await revokeSecret(prisma(), directory(), app.id, secret.id);
     const answer = await token(
-      { authorization: basic(clientId, clientSecret) },
+      { authorization: basicAuth(clientId, clientSecret) },
       form({ grant_type: 'client_credentials' }),
     );
     assertOAuthError(answer, 401, 'invalid_client');
@@ -219,7 +221,7 @@ describe('client credentials', () => {
     await prisma().app.update({ where: { id: production.app.id }, data: { environment: 'production' } });
     for (const { clientId, clientSecret } of [disabled, suspended, guest, production]) {
       assertOAuthError(
-        await token({ authorization: basic(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
+        await token({ authorization: basicAuth(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
         401,
         'invalid_client',
       );
@@ -231,7 +233,7 @@ describe('client credentials', () => {
     assert.equal(decodeJwt(await appToken(clientId, clientSecret, 'city.public.read')).scope, 'city.public.read');
     for (const scope of ['profile.basic.read', 'city.public.read profile.basic.read', 'admin', 'openid']) {
       const answer = await token(
-        { authorization: basic(clientId, clientSecret) },
+        { authorization: basicAuth(clientId, clientSecret) },
         form({ grant_type: 'client_credentials', scope }),
       );
       assertOAuthError(answer, 400, 'invalid_scope');
@@ -239,7 +241,7 @@ describe('client credentials', () => {
     const bare = await createTestApp(prisma(), { scopes: [] });
     for (const scope of [undefined, 'city.public.read']) {
       const answer = await token(
-        { authorization: basic(bare.clientId, bare.clientSecret) },
+        { authorization: basicAuth(bare.clientId, bare.clientSecret) },
         form({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
       );
       assertOAuthError(answer, 400, 'invalid_scope');
@@ -262,7 +264,7 @@ describe('client credentials', () => {
     });
     await revokeSecret(prisma(), directory(), app.id, old.id);
     assertOAuthError(
-      await token({ authorization: basic(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
+      await token({ authorization: basicAuth(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
       401,
       'invalid_client',
     );
@@ -273,7 +275,7 @@ describe('client credentials', () => {
 describe('token endpoint bad input', () => {
   test('an unsupported or missing grant type', async () => {
     const { clientId, clientSecret } = await createTestApp(prisma());
-    const auth = { authorization: basic(clientId, clientSecret) };
+    const auth = { authorization: basicAuth(clientId, clientSecret) };
     assertOAuthError(await token(auth, form({ grant_type: 'password' })), 400, 'unsupported_grant_type');
     assertOAuthError(
       await token(auth, form({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code' })),
@@ -295,7 +297,7 @@ describe('token endpoint bad input', () => {
           headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
           body,
         });
-      const auth = { authorization: basic(clientId, clientSecret) };
+      const auth = { authorization: basicAuth(clientId, clientSecret) };
       assertOAuthError(await send(auth, `${valid}&${valid}`), 400, 'invalid_request');
       assertOAuthError(
         await send(
@@ -324,12 +326,15 @@ describe('token endpoint bad input', () => {
     const { clientId, clientSecret } = await createTestApp(prisma());
     const html = { accept: 'text/html,application/xhtml+xml' };
     assertOAuthError(
-      await token({ ...html, authorization: basic(clientId, 'svs_wrong') }, form({ grant_type: 'client_credentials' })),
+      await token(
+        { ...html, authorization: basicAuth(clientId, 'svs_wrong') },
+        form({ grant_type: 'client_credentials' }),
+      ),
       401,
       'invalid_client',
     );
     assertOAuthError(
-      await token({ ...html, authorization: basic(clientId, clientSecret) }, form({ grant_type: 'password' })),
+      await token({ ...html, authorization: basicAuth(clientId, clientSecret) }, form({ grant_type: 'password' })),
       400,
       'unsupported_grant_type',
     );
@@ -339,7 +344,7 @@ describe('token endpoint bad input', () => {
       headers: {
         ...html,
         'content-type': 'application/x-www-form-urlencoded',
-        authorization: basic(clientId, clientSecret),
+        authorization: basicAuth(clientId, clientSecret),
       },
       body: form({ token: accessToken }),
     });
@@ -380,7 +385,7 @@ describe('revocation', () => {
     );
     await oauth.processRevocationResponse(response);
     // Again, now that it is already revoked: still 200 with an empty body.
-    const answer = await revoke({ authorization: basic(clientId, clientSecret) }, form({ token: accessToken }));
+    const answer = await revoke({ authorization: basicAuth(clientId, clientSecret) }, form({ token: accessToken }));
     assert.equal(answer.status, 200);
     assert.equal(answer.text, '');
     const { jti, exp } = decodeJwt(accessToken);
@@ -393,7 +398,10 @@ describe('revocation', () => {
     const theirs = await createTestApp(prisma());
     const foreign = await appToken(theirs.clientId, theirs.clientSecret);
     for (const value of ['nothing-like-a-token', 'a.b.c', foreign, `${foreign.slice(0, -4)}AAAA`]) {
-      const answer = await revoke({ authorization: basic(mine.clientId, mine.clientSecret) }, form({ token: value }));
+      const answer = await revoke(
+        { authorization: basicAuth(mine.clientId, mine.clientSecret) },
+        form({ token: value }),
+      );
       assert.equal(answer.status, 200);
       assert.equal(answer.text, '');
     }
@@ -403,12 +411,12 @@ describe('revocation', () => {
   test('a missing token is invalid_request; failed client authentication is invalid_client', async () => {
     const { clientId, clientSecret } = await createTestApp(prisma());
     assertOAuthError(
-      await revoke({ authorization: basic(clientId, clientSecret) }, form({ token_type_hint: 'access_token' })),
+      await revoke({ authorization: basicAuth(clientId, clientSecret) }, form({ token_type_hint: 'access_token' })),
       400,
       'invalid_request',
     );
     assertOAuthError(
-      await revoke({ authorization: basic(clientId, 'svs_nope') }, form({ token: 'x' })),
+      await revoke({ authorization: basicAuth(clientId, 'svs_nope') }, form({ token: 'x' })),
       401,
       'invalid_client',
     );

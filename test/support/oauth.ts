@@ -13,13 +13,18 @@ export async function discover(base: string): Promise<oauth.AuthorizationServer>
   );
 }
 
+/** client_secret_basic's Authorization header value. */
+export function basicAuth(clientId: string, clientSecret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+}
+
 /** POST /oauth/revoke with client_secret_basic; resolves with the raw response. */
 export function revokeToken(base: string, client: { clientId: string; clientSecret: string }, token: string) {
   return fetch(`${base}/oauth/revoke`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`,
+      authorization: basicAuth(client.clientId, client.clientSecret),
     },
     body: new URLSearchParams({ token }),
   });

@@ -38,6 +38,15 @@ export function featureDisabled(router: Router, areas: readonly string[]): void 
   }
 }
 
+/** The contract's platform switch: while it is off, the sandbox audience answers FEATURE_DISABLED. */
+export function platformSwitch(enabled: boolean): Middleware {
+  return async (_ctx, next) => {
+    if (!enabled)
+      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
+    await next();
+  };
+}
+
 /** Refuses requests that announce a body larger than `limit` bytes before anything reads it. */
 export function bodyLimit(limit: number): Middleware {
   return async (ctx, next) => {

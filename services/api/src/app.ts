@@ -8,6 +8,7 @@ import {
   type Logger,
   notFound,
   operation,
+  platformSwitch,
   problemErrors,
   requestLog,
   securityHeaders,
@@ -18,7 +19,7 @@ import type { TokenVerifier } from './bearer.ts';
 import type { Integrations } from './capabilities.ts';
 import { cityRegistry } from './city-registry.ts';
 import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
-import { authenticate, getCities, getMe, platformOn, userTokenOnly } from './routes/protected.ts';
+import { authenticate, getCities, getMe } from './routes/protected.ts';
 import type { StatusSource } from './status-source.ts';
 
 export interface ApiDependencies {
@@ -50,9 +51,9 @@ export function buildApiApp({
   operation(router, 'GET', '/regions', getRegions(prisma));
   operation(router, 'GET', '/status', getStatus(config, statusSource));
   if (tokens) {
-    const on = platformOn(config);
+    const on = platformSwitch(config.platformEnabled);
     operation(router, 'GET', '/cities', on, authenticate(query, tokens), getCities(cityRegistry(prisma)));
-    operation(router, 'GET', '/me', on, userTokenOnly(tokens), authenticate(query, tokens), getMe());
+    operation(router, 'GET', '/me', on, authenticate(query, tokens, { userTokensOnly: true }), getMe());
   }
   featureDisabled(router, disabledAreas);
 

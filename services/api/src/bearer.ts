@@ -27,7 +27,8 @@ export interface TokenVerifier {
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const maxCached = 10_000;
 
-function invalid(description: string): ProblemError {
+/** 401 with RFC 6750's invalid_token: the credential is missing its validity, not its scope. */
+export function invalidToken(description: string): ProblemError {
   return new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
     'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
   });
@@ -50,20 +51,20 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
         }));
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (code === 'ERR_JWT_EXPIRED') throw invalid('the token has expired');
+        if (code === 'ERR_JWT_EXPIRED') throw invalidToken('the token has expired');
         // The key set could not be fetched (refused, timed out, not 200): nothing can be checked.
         if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC' || error instanceof TypeError) {
           throw new DependencyUnavailableError('the auth service key set', { cause: error });
         }
-        throw invalid('the token could not be verified');
+        throw invalidToken('the token could not be verified');
       }
       const { sub, jti, exp, client_id: clientId, scope, env, csid, cns } = payload as Record<string, unknown>;
-      if (env !== config.environment) throw invalid('the token is for another environment');
+      if (env !== config.environment) throw invalidToken('the token is for another environment');
       if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof csid !== 'string' || !uuid.test(csid)) {
-        throw invalid('the token lacks required claims');
+        throw invalidToken('the token lacks required claims');
       }
       if (cns !== undefined && (typeof cns !== 'string' || !uuid.test(cns)))
-        throw invalid('the token lacks required claims');
+        throw invalidToken('the token lacks required claims');
       const accessToken: AccessToken = {
         jti: jti as string,
         sub: sub as string,
@@ -98,6 +99,6 @@ export function bearerToken(ctx: Context): string {
     });
   }
   const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!match) throw invalid('the Authorization header is not a Bearer token');
+  if (!match) throw invalidToken('the Authorization header is not a Bearer token');
   return match[1] as string;
 }

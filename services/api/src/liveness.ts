@@ -4,7 +4,7 @@
 // this runs on every request.
 import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
-import type { AccessToken } from './bearer.ts';
+import { type AccessToken, invalidToken } from './bearer.ts';
 
 interface LivenessRow {
   app_live: boolean;
@@ -34,18 +34,12 @@ const statement = `
     (SELECT p.display_name FROM consents c JOIN sandbox_players p ON p.id = c.player_id
       WHERE c.id = $4::uuid) AS display_name`;
 
-function refuse(description: string): ProblemError {
-  return new ProblemError('INVALID_TOKEN', `The access token is not valid: ${description}.`, {
-    'WWW-Authenticate': `Bearer error="invalid_token", error_description="${description}"`,
-  });
-}
-
 export async function checkLiveness(query: Query, token: AccessToken): Promise<Liveness> {
   const consentId = token.consentId ?? null;
   const [row] = await query<LivenessRow>(statement, [token.clientId, token.secretId, token.jti, consentId]);
-  if (!row?.app_live) throw refuse('the app or its developer account is no longer active');
-  if (!row.secret_live) throw refuse('the client secret it was obtained with has been revoked');
-  if (!row.token_live) throw refuse('the token has been revoked');
+  if (!row?.app_live) throw invalidToken('the app or its developer account is no longer active');
+  if (!row.secret_live) throw invalidToken('the client secret it was obtained with has been revoked');
+  if (!row.token_live) throw invalidToken('the token has been revoked');
   if (consentId !== null && row.consent_live !== true) {
     throw new ProblemError('CONSENT_REVOKED', 'The player withdrew, or the app ended, the consent behind this token.');
   }

@@ -2,6 +2,7 @@
 // cached briefly, and mapped onto the contract's PlatformStatus. Any failure (refused, slow,
 // non-2xx, oversized, bad JSON, unexpected shape) yields null: /status never fails because of it.
 import type { PlatformStatusValue } from '@devplat/contract';
+import { keptValue } from './kept-value.ts';
 
 export interface PlatformStatus {
   overall: PlatformStatusValue;
@@ -43,25 +44,11 @@ const notIntegrated: StatusSource = { current: async () => null };
 export function createStatusSource(url: URL | null, options: StatusSourceOptions = {}): StatusSource {
   if (url === null) return notIntegrated;
   const { timeoutMs = 800, ttlMs = 15_000, failureTtlMs = 5_000, maxBytes = 1024 * 1024 } = options;
-  let cached: { value: PlatformStatus | null; until: number } | undefined;
-  let inflight: Promise<PlatformStatus | null> | undefined;
-
-  async function refresh(): Promise<PlatformStatus | null> {
-    const value = await fetchSummary(url as URL, timeoutMs, maxBytes).then(parseSummary, () => null);
-    cached = { value, until: Date.now() + (value ? ttlMs : failureTtlMs) };
-    return value;
-  }
-
-  return {
-    current() {
-      if (cached && cached.until > Date.now()) return Promise.resolve(cached.value);
-      // Concurrent requests share one fetch.
-      inflight ??= refresh().finally(() => {
-        inflight = undefined;
-      });
-      return inflight;
-    },
-  };
+  const current = keptValue(
+    () => fetchSummary(url, timeoutMs, maxBytes).then(parseSummary, () => null),
+    (value) => (value ? ttlMs : failureTtlMs),
+  );
+  return { current };
 }
 
 async function fetchSummary(url: URL, timeoutMs: number, maxBytes: number): Promise<unknown> {

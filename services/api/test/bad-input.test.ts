@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { generateSigningKey, loadConfig } from '@devplat/config';
+import { generateSigningKey, loadConfig, type SigningKey } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
@@ -149,6 +149,22 @@ describe('query strings and headers', () => {
   });
 });
 
+/** An at+jwt signed with `key`; `shape` sets the registered claims. */
+async function signToken(key: SigningKey, shape: (jwt: SignJWT) => SignJWT, claims: Record<string, string>) {
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid });
+  return shape(jwt).sign(await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA'));
+}
+
+async function assertBothUnavailable(base: string, token: string) {
+  for (const path of ['/cities', '/me']) {
+    assertProblem(
+      await call(base, path, { headers: { authorization: `Bearer ${token}` } }),
+      503,
+      'SERVICE_UNAVAILABLE',
+    );
+  }
+}
+
 describe('fail closed', () => {
   test('PostgreSQL unreachable during the liveness check of a valid token: 503, never a 200', async () => {
     const key = generateSigningKey();
@@ -160,28 +176,25 @@ describe('fail closed', () => {
     const unreachable = await openDatabase({ databaseUrl: 'postgresql://postgres@127.0.0.1:1/none' });
     const server = await startApi(unreachable, {}, { tokens: verifier });
     try {
-      const token = await new SignJWT({
-        client_id: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaaa',
-        scope: 'city.public.read profile.basic.read',
-        env: 'sandbox',
-        csid: '00000000-0000-4000-8000-000000000000',
-        cns: '00000000-0000-4000-8000-000000000001',
-      })
-        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid })
-        .setIssuer(config.baseUrl.href)
-        .setAudience(config.baseUrl.href)
-        .setSubject('ps_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
-        .setJti('jti-1')
-        .setIssuedAt()
-        .setExpirationTime('5m')
-        .sign(await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA'));
-      for (const path of ['/cities', '/me']) {
-        assertProblem(
-          await call(server.base, path, { headers: { authorization: `Bearer ${token}` } }),
-          503,
-          'SERVICE_UNAVAILABLE',
-        );
-      }
+      const token = await signToken(
+        key,
+        (jwt) =>
+          jwt
+            .setIssuer(config.baseUrl.href)
+            .setAudience(config.baseUrl.href)
+            .setSubject('ps_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
+            .setJti('jti-1')
+            .setIssuedAt()
+            .setExpirationTime('5m'),
+        {
+          client_id: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaaa',
+          scope: 'city.public.read profile.basic.read',
+          env: 'sandbox',
+          csid: '00000000-0000-4000-8000-000000000000',
+          cns: '00000000-0000-4000-8000-000000000001',
+        },
+      );
+      await assertBothUnavailable(server.base, token);
     } finally {
       await server.close();
       await unreachable.close();
@@ -197,16 +210,8 @@ describe('fail closed', () => {
     );
     try {
       const key = generateSigningKey();
-      const token = await new SignJWT({ scope: 'city.public.read' })
-        .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid })
-        .sign(await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA'));
-      for (const path of ['/cities', '/me']) {
-        assertProblem(
-          await call(server.base, path, { headers: { authorization: `Bearer ${token}` } }),
-          503,
-          'SERVICE_UNAVAILABLE',
-        );
-      }
+      const token = await signToken(key, (jwt) => jwt, { scope: 'city.public.read' });
+      await assertBothUnavailable(server.base, token);
     } finally {
       await server.close();
     }

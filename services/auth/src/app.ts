@@ -6,7 +6,7 @@ import {
   type Logger,
   notFound,
   operation,
-  ProblemError,
+  platformSwitch,
   problemErrors,
   requestLog,
   securityHeaders,
@@ -35,15 +35,6 @@ export interface AuthDependencies {
 export const rfc8414Path = `/.well-known/oauth-authorization-server${wirePrefix}`;
 /** The public paths the auth service answers; a gateway routes these to it. */
 export const authPaths = [`${wirePrefix}/oauth/`, `${wirePrefix}/.well-known/`, rfc8414Path];
-
-function platformSwitch(config: Config): Middleware {
-  return async (_ctx, next) => {
-    if (!config.platformEnabled) {
-      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
-    }
-    await next();
-  };
-}
 
 export interface AuthService {
   /** Token, revocation and metadata under /developer/v1 (behind the {base_url} gateway). */
@@ -77,7 +68,7 @@ function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, pr
   });
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
-  const on = platformSwitch(config);
+  const on = platformSwitch(config.platformEnabled);
   const serveMetadata: Middleware = (ctx) => {
     ctx.body = metadata;
   };

@@ -12,6 +12,7 @@ import { createApp } from '@devplat/apps';
 import { generateSigningKey, loadConfig } from '@devplat/config';
 import { listen, readForm } from '@devplat/http';
 import { createTestDatabase } from '@devplat/test/database';
+import { basicAuth } from '@devplat/test/oauth';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
 import { importJWK, SignJWT } from 'jose';
@@ -27,7 +28,6 @@ export interface Target {
 }
 
 const tokenForm = 'grant_type=client_credentials';
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
 // The whole platform on a fresh database of its own (on DATABASE_URL's server, or an in-memory
@@ -69,7 +69,7 @@ async function token(): Promise<Target> {
   return {
     method: 'POST',
     url: `${base}/oauth/token`,
-    headers: { ...formHeaders, authorization: basic(app.clientId, clientSecret) },
+    headers: { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) },
     body: tokenForm,
     backend,
   };
@@ -119,7 +119,7 @@ async function api(): Promise<Target & { me: Target }> {
     redirectUris: [redirectUri],
     scopes: ['city.public.read', 'profile.basic.read'],
   });
-  const auth = { ...formHeaders, authorization: basic(app.clientId, clientSecret) };
+  const auth = { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) };
   const tokenAt = async (body: Record<string, string>) => {
     const answer = await fetch(`${base}/oauth/token`, {
       method: 'POST',

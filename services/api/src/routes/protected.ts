@@ -1,7 +1,7 @@
 // The bearer-protected operations: GET /cities (app or user token, city.public.read) and GET /me
 // (user token, profile.basic.read). Authentication and liveness come first, then the scope, then
 // the query.
-import type { Config } from '@devplat/config';
+import { wirePrefix } from '@devplat/config';
 import { apiVersion, limits } from '@devplat/contract';
 import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
@@ -15,18 +15,23 @@ interface Authenticated {
   liveness: Liveness;
 }
 
-export function platformOn(config: Config): Middleware {
-  return async (_ctx, next) => {
-    if (!config.platformEnabled) {
-      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
-    }
-    await next();
-  };
-}
-
-export function authenticate(query: Query, verifier: TokenVerifier): Middleware {
+/**
+ * Verifies the bearer token, refuses an app token where only user tokens are taken (before
+ * anything else is checked), then checks liveness.
+ */
+export function authenticate(
+  query: Query,
+  verifier: TokenVerifier,
+  options: { userTokensOnly?: boolean } = {},
+): Middleware {
   return async (ctx, next) => {
     const token = await verifier.verify(bearerToken(ctx));
+    if (options.userTokensOnly && token.consentId === undefined) {
+      throw new ProblemError(
+        'USER_TOKEN_REQUIRED',
+        `${ctx.method} ${ctx.path.slice(wirePrefix.length)} needs a user token (authorization_code or refresh_token grant).`,
+      );
+    }
     const liveness = await checkLiveness(query, token);
     ctx.state.auth = { token, liveness } satisfies Authenticated;
     await next();
@@ -84,19 +89,5 @@ export function getMe(): Middleware {
     const { token, liveness } = ctx.state.auth as Authenticated;
     requireScope(token, 'profile.basic.read');
     ctx.body = { api_version: apiVersion, sub: token.sub, display_name: liveness.displayName };
-  };
-}
-
-/** /me takes user tokens only: an app token is refused before anything else is checked. */
-export function userTokenOnly(verifier: TokenVerifier): Middleware {
-  return async (ctx, next) => {
-    const token = await verifier.verify(bearerToken(ctx));
-    if (token.consentId === undefined) {
-      throw new ProblemError(
-        'USER_TOKEN_REQUIRED',
-        'GET /me needs a user token (authorization_code or refresh_token grant).',
-      );
-    }
-    await next();
   };
 }

@@ -167,17 +167,17 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     const deny = (error = 'access_denied') =>
       ctx.redirect(answerUrl(request.redirectUri, issuer, { error, state: request.state }));
     if (form.decision !== 'allow' || request.expiresAt < Date.now()) return deny();
-    const app = (await validateRequest(prisma, issuer, {
+    const revalidated = await validateRequest(prisma, issuer, {
       response_type: 'code',
       client_id: request.clientId,
       redirect_uri: request.redirectUri,
       scope: request.scopes.join(' '),
       code_challenge: request.codeChallenge,
       code_challenge_method: 'S256',
-    })) as { outcome: string; app?: Parameters<typeof issueCode>[2] };
+    });
     // The app, its account or its redirect URI may have changed while the screen was open: an app
     // that is no longer valid is never redirected to.
-    if (app.outcome !== 'consent' || !app.app) {
+    if (revalidated.outcome !== 'consent') {
       return page(ctx, 400, refusalPage('This app cannot connect', 'The app is no longer available.'));
     }
     let code: string;
@@ -185,7 +185,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
       code = await issueCode(
         { config, provider: deps.provider, prisma, pairwiseSecret },
         request,
-        app.app,
+        revalidated.app,
         current.playerId,
       );
     } catch (error) {

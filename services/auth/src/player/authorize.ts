@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { findUsableApp, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
-import { consentTextVersion, limits, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
+import { consentTextVersion, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
@@ -173,5 +173,3 @@ export async function issueCode(
   // Saved last: a code exists only once its consent does.
   return code.save();
 }
-
-export const codeLifetime = limits.authorizationCodeSeconds;

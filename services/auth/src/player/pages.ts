@@ -1,7 +1,7 @@
 // The player client's pages: plain HTML, labelled controls, no scripts.
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const html = (value: string) => value.replace(/[&<>"']/g, (c) => escapes[c] as string);
+const html = (value: string) => value.replace(/[&<>"']/g, (c) => escapes[c] as string);
 
 const style = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 h1{font-size:1.4rem}label{display:block;margin:.8rem 0 .2rem}input{font-size:1rem;padding:.4rem;width:100%}
