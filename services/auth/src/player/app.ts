@@ -1,6 +1,7 @@
-// The player client on PLAYER_CLIENT_URL: sandbox-player sign-in and the consent screen at
-// /oauth/authorize. Pages forbid framing, forms carry CSRF tokens, cookies are HttpOnly,
-// SameSite and Secure when served over https.
+// The player client on PLAYER_CLIENT_URL: sandbox-player sign-in, the consent screen at
+// /oauth/authorize and the player's connected apps at /account/connected-apps. Pages forbid
+// framing, forms carry CSRF tokens, cookies are HttpOnly, SameSite and Secure when served over
+// https.
 
 import type { Config } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
@@ -13,7 +14,8 @@ import Koa, { type Context, type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { pairwiseSubject } from '../pairwise.ts';
 import { answerUrl, authorizationRequests, issueCode, validateRequest } from './authorize.ts';
-import { consentPage, refusalPage, signInPage } from './pages.ts';
+import { connectedApps, removeAccess } from './connected-apps.ts';
+import { connectedAppsPage, consentPage, formRefusedPage, refusalPage, signInPage } from './pages.ts';
 import { randomToken, sameToken, sessions } from './session.ts';
 
 export interface PlayerClientDependencies {
@@ -27,6 +29,8 @@ export interface PlayerClientDependencies {
 }
 
 const csrfCookie = 'player_csrf';
+const connectedAppsPath = '/account/connected-apps';
+const signInFor = (path: string) => `/signin?return_to=${encodeURIComponent(path)}`;
 
 function pageHeaders(formAction: boolean): Middleware {
   return async (ctx, next) => {
@@ -80,7 +84,7 @@ function pageErrors(logger: Logger): Middleware {
 function safeReturnTo(value: unknown): string {
   return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')
     ? value
-    : '/';
+    : connectedAppsPath;
 }
 
 export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
@@ -91,7 +95,19 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   const issuer = config.baseUrl.href;
   const router = new Router({ strict: true });
 
-  router.get('/', (ctx) => ctx.redirect('/signin'));
+  /** The signed-in player, if their session is current and they are still active. */
+  async function signedInPlayer(ctx: Context) {
+    const current = await session.current(ctx);
+    if (!current) return null;
+    const player = await prisma.sandboxPlayer.findUnique({ where: { id: current.playerId } });
+    if (player?.status !== 'active') {
+      await session.end(ctx);
+      return null;
+    }
+    return { session: current, player };
+  }
+
+  router.get('/', async (ctx) => ctx.redirect((await session.current(ctx)) ? connectedAppsPath : '/signin'));
 
   router.get('/signin', pageHeaders(true), (ctx) => {
     const csrf = randomToken();
@@ -121,13 +137,9 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     const validation = await validateRequest(prisma, issuer, ctx.query);
     if (validation.outcome === 'refuse') return page(ctx, 400, refusalPage(validation.title, validation.message));
     if (validation.outcome === 'redirect') return ctx.redirect(validation.location);
-    const current = await session.current(ctx);
-    if (!current) return ctx.redirect(`/signin?return_to=${encodeURIComponent(ctx.originalUrl)}`);
-    const player = await prisma.sandboxPlayer.findUnique({ where: { id: current.playerId } });
-    if (player?.status !== 'active') {
-      await session.end(ctx);
-      return ctx.redirect(`/signin?return_to=${encodeURIComponent(ctx.originalUrl)}`);
-    }
+    const signedIn = await signedInPlayer(ctx);
+    if (!signedIn) return ctx.redirect(signInFor(ctx.originalUrl));
+    const { session: current, player } = signedIn;
     const { request, app } = validation;
     try {
       await requests.save(request);
@@ -195,8 +207,56 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     ctx.redirect(answerUrl(request.redirectUri, issuer, { code, state: request.state }));
   });
 
+  router.get(connectedAppsPath, pageHeaders(true), async (ctx) => {
+    const signedIn = await signedInPlayer(ctx);
+    if (!signedIn) return ctx.redirect(signInFor(connectedAppsPath));
+    const { session: current, player } = signedIn;
+    const [apps, notice] = await Promise.all([connectedApps(prisma, player.id), session.takeNotice(ctx)]);
+    page(
+      ctx,
+      200,
+      connectedAppsPage({ playerName: player.displayName ?? player.username, apps, notice, csrf: current.csrf }),
+    );
+  });
+
+  router.post(`${connectedAppsPath}/remove`, pageHeaders(true), async (ctx) => {
+    const form = await readForm(ctx);
+    const signedIn = await signedInPlayer(ctx);
+    if (!signedIn) {
+      ctx.status = 303;
+      return ctx.redirect(signInFor(connectedAppsPath));
+    }
+    if (!sameToken(form.csrf, signedIn.session.csrf)) {
+      return page(ctx, 403, formRefusedPage('This page has expired and nothing was removed. Open it again.'));
+    }
+    const appName = await removeAccess(
+      { prisma, pairwiseSecret, provider: deps.provider, logger },
+      signedIn.player.id,
+      form.client_id ?? '',
+    );
+    const notice =
+      appName === null
+        ? 'There was nothing to remove: that app has no access to your account.'
+        : `Removed access for ${appName}.`;
+    try {
+      await session.notify(ctx, notice);
+    } catch (error) {
+      // The withdrawal stands whatever happens to the store now; only its confirmation is lost.
+      if (!isDependencyFailure(error)) throw error;
+      logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, 'notice not saved');
+    }
+    ctx.status = 303;
+    ctx.redirect(connectedAppsPath);
+  });
+
   router.post('/signout', pageHeaders(true), async (ctx) => {
+    const form = await readForm(ctx);
+    const current = await session.current(ctx);
+    if (current && !sameToken(form.csrf, current.csrf)) {
+      return page(ctx, 403, formRefusedPage('This page has expired and you are still signed in. Open it again.'));
+    }
     await session.end(ctx);
+    ctx.status = 303;
     ctx.redirect('/signin');
   });
 
