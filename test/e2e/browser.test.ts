@@ -2,16 +2,16 @@
 // the consent screen, they sign in and allow or decline, and the app's own server receives the
 // answer and redeems the code with oauth4webapi.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
+import { launchChromium, startAppServer } from '@devplat/test/browser';
 import { discover, insecure } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
-import { freePort } from '@devplat/test/process';
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 let platform: TestPlatform;
 let browser: Browser;
@@ -20,25 +20,8 @@ let callback: string;
 
 before(async () => {
   platform = await startTestPlatform();
-  const port = await freePort();
-  callback = `http://127.0.0.1:${port}/callback`;
-  // The third-party app's own server: it only says thanks; the test reads the URL it was sent to.
-  appServer = createServer((_request, response) =>
-    response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Connected</h1>'),
-  );
-  await new Promise<void>((resolve) => appServer.listen(port, '127.0.0.1', resolve));
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  ({ server: appServer, callback } = await startAppServer());
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

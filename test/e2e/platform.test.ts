@@ -30,6 +30,7 @@ async function listeners(dataDir: string) {
       DATA_DIR: join(scratch, dataDir),
       BASE_URL: `http://127.0.0.1:${port}/developer/v1`,
       PLAYER_CLIENT_URL: `http://127.0.0.1:${await freePort()}`,
+      CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
       AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
       MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     },
@@ -52,6 +53,8 @@ describe('the one-process platform on embedded defaults', () => {
     const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
     assert.match(first.output(), new RegExp(`Public API\\s+http://127\\.0\\.0\\.1:${port}/developer/v1`));
     assert.match(first.output(), /pglite/);
+    const consoleOrigin = /Console\s+(http:\/\/\S+)/.exec(first.output())?.[1];
+    assert.equal((await fetch(`${consoleOrigin}/signin`)).status, 200, 'the console is up');
     await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
     assert.equal(await first.stop(), 0);
 

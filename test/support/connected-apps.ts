@@ -7,22 +7,7 @@ import * as oauth from 'oauth4webapi';
 import { createTestApp } from './apps.ts';
 import { call } from './http.ts';
 import { basicAuth, discover, insecure } from './oauth.ts';
-import { consentOverHttp } from './players.ts';
-
-/** A cookie jar just big enough for the player client (as in players.ts). */
-class Jar {
-  private readonly cookies = new Map<string, string>();
-  take(response: Response) {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      this.cookies.set(name.trim(), value);
-    }
-  }
-  header() {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-}
+import { consentOverHttp, Jar } from './players.ts';
 
 /** The value of a hidden field of a page's form (the first one with that name). */
 export const formField = (html: string, name: string) =>

@@ -12,6 +12,8 @@ export interface TestPlatform {
   base: string;
   origin: string;
   playerClient: string;
+  /** CONSOLE_URL: the developer console's web UI, and its JSON API under /api */
+  console: string;
   /** AUTH_INTERNAL_URL */
   internal: string;
   platform: RunningPlatform;
@@ -19,7 +21,10 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startTestPlatform(
+  env: Record<string, string> = {},
+  options: { webhookWorker?: boolean } = {},
+): Promise<TestPlatform> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'devplat-platform-'));
   const port = await freePort();
@@ -30,17 +35,19 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     DATA_DIR: dataDir,
     BASE_URL: `${origin}/developer/v1`,
     PLAYER_CLIENT_URL: playerClient,
+    CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
   });
-  const platform = await startPlatform(config, { database });
+  const platform = await startPlatform(config, { database, ...options });
   return {
     base: `${origin}/developer/v1`,
     origin,
     playerClient: config.playerClientUrl.origin,
+    console: config.consoleUrl.origin,
     internal: config.authInternalUrl.origin,
     platform,
     database,

@@ -14,7 +14,7 @@ export async function createPlayer(prisma: PrismaClient, accountId: string, disp
 }
 
 /** A cookie jar just big enough for the player client. */
-class Jar {
+export class Jar {
   private readonly cookies = new Map<string, string>();
   take(response: Response) {
     for (const line of response.headers.getSetCookie()) {

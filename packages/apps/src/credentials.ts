@@ -15,6 +15,11 @@ export function newClientSecret(): string {
   return `svs_${randomBytes(32).toString('base64url')}`;
 }
 
+/** A Standard Webhooks signing secret: whsec_ and the base64 of 24 random bytes. */
+export function newWebhookSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
 /** Secrets are 256-bit random values, so one SHA-256 is a sufficient, fast one-way hash. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

@@ -1,4 +1,4 @@
-export { hashSecret, matchSecret, newClientId, newClientSecret } from './credentials.ts';
+export { hashSecret, matchSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 export { type AppDirectory, appDirectory } from './directory.ts';
 export { redirectUriProblem, redirectUrisProblem } from './redirect-uris.ts';
 export * from './registry.ts';

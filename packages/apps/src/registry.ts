@@ -1,7 +1,7 @@
 // Apps and their secrets in PostgreSQL: creation, rotation, revocation and authentication.
 import { appScopes, type Scope, scopes as scopeCatalogue } from '@devplat/contract';
 import type { App, PrismaClient } from '@devplat/db';
-import { hashSecret, newClientId, newClientSecret } from './credentials.ts';
+import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 
@@ -39,6 +39,7 @@ export async function createApp(prisma: PrismaClient, input: NewApp): Promise<{ 
       redirectUris: input.redirectUris,
       scopes: input.scopes,
       webhookUrl: input.webhookUrl ?? null,
+      webhookSigningSecret: newWebhookSigningSecret(),
       secrets: { create: { hash: hashSecret(clientSecret) } },
     },
   });

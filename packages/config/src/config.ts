@@ -32,6 +32,21 @@ export interface Config {
   logLevel: LogLevel;
   /** Raw secret settings, validated for shape; see secrets.ts for their use. */
   secretSettings: SecretSettings;
+  webhooks: WebhookSettings;
+}
+
+/** How the worker delivers consent webhooks. */
+export interface WebhookSettings {
+  /** Plain http to a loopback address (a developer's local receiver); sandbox only, off by default. */
+  allowLoopbackHttp: boolean;
+  /** One attempt's time limit, connection to last byte. */
+  timeoutMs: number;
+  /** Attempts before a delivery is marked failed. */
+  maxAttempts: number;
+  /** The first retry waits about this long; each later one twice as long, with jitter. */
+  backoffBaseMs: number;
+  /** How often the worker looks for new events and due deliveries. */
+  pollMs: number;
 }
 
 export interface SecretSettings {
@@ -140,6 +155,30 @@ function port(env: Env, name: string): number | null {
   return number;
 }
 
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = read(env, name);
+  if (value === null) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < min || number > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return number;
+}
+
+function webhookSettings(env: Env, environment: Environment): WebhookSettings {
+  const allowLoopbackHttp = flag(env, 'WEBHOOK_ALLOW_LOOPBACK_HTTP', false);
+  if (allowLoopbackHttp && environment !== 'sandbox') {
+    throw new ConfigError('WEBHOOK_ALLOW_LOOPBACK_HTTP', 'may only be set in the sandbox environment');
+  }
+  return {
+    allowLoopbackHttp,
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 20),
+    backoffBaseMs: integer(env, 'WEBHOOK_BACKOFF_BASE_MS', 30_000, 10, 3_600_000),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1_000, 10, 60_000),
+  };
+}
+
 function secretSettings(env: Env, production: boolean): SecretSettings {
   const settings = {
     signingKeys: read(env, 'SIGNING_KEYS'),
@@ -207,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: port(env, 'PORT'),
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
     secretSettings: secretSettings(env, production),
+    webhooks: webhookSettings(env, environment),
   };
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');
   if (production && config.redisUrl === null) throw new ConfigError('REDIS_URL', 'is required in production');

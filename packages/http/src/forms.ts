@@ -7,25 +7,39 @@ import { ProblemError } from './problem.ts';
  * appear once: a repeated field is refused, never resolved by guessing.
  */
 export async function readForm(ctx: Context, limit = 8 * 1024): Promise<Record<string, string>> {
+  return (await readFormWithLists(ctx, [], limit)).fields;
+}
+
+/** As readForm, but the fields named in `lists` may repeat (checkboxes) and come back as arrays. */
+export async function readFormWithLists(
+  ctx: Context,
+  lists: readonly string[],
+  limit = 8 * 1024,
+): Promise<{ fields: Record<string, string>; lists: Record<string, string[]> }> {
   if (!ctx.is('application/x-www-form-urlencoded')) {
     throw new ProblemError('MALFORMED_REQUEST', 'Expected a form (application/x-www-form-urlencoded).');
   }
-  if (Number(ctx.get('Content-Length') || 0) > limit) {
-    throw new ProblemError('PAYLOAD_TOO_LARGE', `The form may be at most ${limit} bytes.`);
+  const parsed = parse(await readBody(ctx, limit, 'form'));
+  const form = { fields: {} as Record<string, string>, lists: {} as Record<string, string[]> };
+  for (const name of lists) form.lists[name] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (lists.includes(name)) form.lists[name] = ([] as string[]).concat(value ?? []);
+    else if (typeof value === 'string') form.fields[name] = value;
+    else throw new ProblemError('MALFORMED_REQUEST', `The field ${name} appears more than once.`);
   }
+  return form;
+}
+
+/** The request body as text, refused with 413 once it is (or announces to be) over `limit` bytes. */
+export async function readBody(ctx: Context, limit: number, what = 'body'): Promise<string> {
+  const tooLarge = () => new ProblemError('PAYLOAD_TOO_LARGE', `The ${what} may be at most ${limit} bytes.`);
+  if (Number(ctx.get('Content-Length') || 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new ProblemError('PAYLOAD_TOO_LARGE', `The form may be at most ${limit} bytes.`);
+    if (size > limit) throw tooLarge();
     chunks.push(chunk as Buffer);
   }
-  const fields = parse(Buffer.concat(chunks).toString('utf8'));
-  const form: Record<string, string> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    if (typeof value !== 'string')
-      throw new ProblemError('MALFORMED_REQUEST', `The field ${name} appears more than once.`);
-    form[name] = value;
-  }
-  return form;
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -5,3 +5,4 @@ export * from './logger.ts';
 export * from './problem.ts';
 export * from './routes.ts';
 export * from './server.ts';
+export * from './tokens.ts';

@@ -4,10 +4,12 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { buildApiApp, createStatusSource, noIntegrations, remoteKeys, tokenVerifier } from '@devplat/api';
 import { authPaths, buildAuthService } from '@devplat/auth';
 import { type Config, resolveSecrets } from '@devplat/config';
+import { buildConsoleApp } from '@devplat/console';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen, type RunningServer } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
 import { buildMockApp } from '@devplat/mock';
+import { startWebhookWorker } from '@devplat/worker';
 
 export interface RunningPlatform {
   /** What a person opens, by name. */
@@ -33,6 +35,8 @@ function portOf(url: URL): number {
 export interface StartOptions {
   /** An open database to use (tests); otherwise DATABASE_URL or the embedded one. */
   database?: Database;
+  /** Run the webhook worker in this process (default); tests of the worker start their own. */
+  webhookWorker?: boolean;
 }
 
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
@@ -46,7 +50,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   const store = config.redisUrl ? redisStore(config.redisUrl) : memoryStore();
   await store.ready();
   const servers: RunningServer[] = [];
+  const worker =
+    options.webhookWorker === false
+      ? null
+      : startWebhookWorker({ config, prisma: database.prisma, logger: logger.child({ service: 'worker' }) });
   const close = async () => {
+    await worker?.stop();
     await Promise.all(servers.map((server) => server.close()));
     await store.close();
     if (!options.database) await database.close();
@@ -58,7 +67,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       query: database.query,
       logger: logger.child({ service: 'api' }),
       statusSource: createStatusSource(config.statusUrl),
-      integrations: { ...noIntegrations, oauth: true, cityRegistry: true, playerProfile: true },
+      integrations: {
+        ...noIntegrations,
+        oauth: true,
+        cityRegistry: true,
+        playerProfile: true,
+        consentWebhooks: worker !== null,
+        developerConsole: true,
+      },
       tokens: tokenVerifier(config, remoteKeys(config)),
     });
     const auth = buildAuthService({
@@ -79,11 +95,19 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         portOf(config.mockBaseUrl),
       ),
     );
+    const developerConsole = buildConsoleApp({
+      config,
+      prisma: database.prisma,
+      store,
+      logger: logger.child({ service: 'console' }),
+    });
+    servers.push(await listen(developerConsole.callback(), config.host, portOf(config.consoleUrl)));
   } catch (error) {
     await close();
     throw error;
   }
-  const [publicServer, playerServer, internalServer, mockServer] = servers as RunningServer[] as [
+  const [publicServer, playerServer, internalServer, mockServer, consoleServer] = servers as RunningServer[] as [
+    RunningServer,
     RunningServer,
     RunningServer,
     RunningServer,
@@ -93,6 +117,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     urls: {
       'Public API': `${publicServer.origin}${config.baseUrl.pathname}`,
       'Player client': playerServer.origin,
+      Console: consoleServer.origin,
       'Internal JWKS': `${internalServer.origin}/jwks.json`,
       'Contract mock': `${mockServer.origin}${config.mockBaseUrl.pathname}`,
     },

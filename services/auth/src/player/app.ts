@@ -6,7 +6,16 @@
 import type { Config } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import { isDependencyFailure, type Logger, newRequestId, ProblemError, readForm, requestLog } from '@devplat/http';
+import {
+  isDependencyFailure,
+  type Logger,
+  newRequestId,
+  ProblemError,
+  randomToken,
+  readForm,
+  requestLog,
+  sameToken,
+} from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import { decoyHash, verifyPassword } from '@devplat/passwords';
 import Router from '@koa/router';
@@ -16,7 +25,7 @@ import { pairwiseSubject } from '../pairwise.ts';
 import { answerUrl, authorizationRequests, issueCode, validateRequest } from './authorize.ts';
 import { connectedApps, removeAccess } from './connected-apps.ts';
 import { connectedAppsPage, consentPage, formRefusedPage, refusalPage, signInPage } from './pages.ts';
-import { randomToken, sameToken, sessions } from './session.ts';
+import { sessions } from './session.ts';
 
 export interface PlayerClientDependencies {
   config: Config;

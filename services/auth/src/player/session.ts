@@ -2,7 +2,7 @@
 // (Lax: the app's top-level redirect to the consent screen must carry it) pointing at a record in
 // the store; each session has its own CSRF token, compared in constant time. A session may carry
 // one notice ("Removed access for ..."), shown by the next page and then gone.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomToken } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Context } from 'koa';
 
@@ -13,14 +13,6 @@ export interface PlayerSession {
 
 const sessionSeconds = 12 * 60 * 60;
 const noticeSeconds = 60;
-export const randomToken = () => randomBytes(32).toString('base64url');
-
-export function sameToken(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false;
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 export function sessions(store: KeyValueStore, secure: boolean) {
   const cookieName = secure ? '__Host-player_session' : 'player_session';

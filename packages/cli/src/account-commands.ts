@@ -1,0 +1,147 @@
+// register, login, logout, whoami: the developer account and the console session.
+import type { CommandContext, CommandSpec, OptionSpec } from './command.ts';
+import { credentialsPath, forgetSession, storeSession } from './credentials.ts';
+import { NotSignedInError } from './errors.ts';
+import { when } from './output.ts';
+import { readSecret } from './secret-input.ts';
+
+interface Account {
+  id: string;
+  email: string;
+  kind: string;
+  display_name: string | null;
+}
+
+const passwordStdin: OptionSpec = {
+  name: 'password-stdin',
+  type: 'boolean',
+  description: 'Read the password from the first line of stdin',
+};
+
+const passwordNote =
+  'The password is typed at a hidden prompt, or read from the first line of stdin with ' +
+  '--password-stdin, or from DEVPLAT_PASSWORD. It is never taken as an argument.';
+
+const password = (ctx: CommandContext, prompt: string, confirmPrompt?: string) =>
+  readSecret(ctx.io, {
+    what: 'password',
+    fromStdin: ctx.options['password-stdin'] === true,
+    stdinFlag: '--password-stdin',
+    envName: 'DEVPLAT_PASSWORD',
+    prompt,
+    ...(confirmPrompt ? { confirmPrompt } : {}),
+  });
+
+const register: CommandSpec = {
+  path: ['register'],
+  summary: 'Create a developer account on the console',
+  options: [
+    { name: 'email', type: 'string', value: 'email', required: true, description: 'Your e-mail address' },
+    {
+      name: 'display-name',
+      type: 'string',
+      value: 'name',
+      required: true,
+      description: 'Your name as the console shows it',
+    },
+    passwordStdin,
+  ],
+  description: [passwordNote],
+  examples: [
+    'devplat register --email ada@example.com --display-name "Ada Lovelace"',
+    'printf "%s\\n" "$PASSWORD" | devplat register --email ada@example.com --display-name Ada --password-stdin',
+  ],
+  async run(ctx) {
+    const email = ctx.options.email as string;
+    const secret = await password(ctx, 'Choose a password: ', 'Repeat the password: ');
+    const answer = await ctx
+      .anonymous()
+      .request<Account>(
+        'POST',
+        '/accounts',
+        { email, password: secret, display_name: ctx.options['display-name'] },
+        { EMAIL_TAKEN: `Sign in with that address instead: devplat login --email ${email}` },
+      );
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(`Registered ${answer.body.email} (${answer.body.kind} account) on ${ctx.consoleUrl}.`);
+      ctx.out.line(`Next, sign in: devplat login --email ${answer.body.email}`);
+    });
+  },
+};
+
+const login: CommandSpec = {
+  path: ['login'],
+  summary: 'Sign in to the console and keep the session',
+  options: [
+    { name: 'email', type: 'string', value: 'email', required: true, description: 'Your account e-mail address' },
+    passwordStdin,
+  ],
+  description: [
+    passwordNote,
+    'The session token is kept in $DEVPLAT_CONFIG_DIR/credentials.json (default ~/.config/devplat), ' +
+      'readable only by you, one per console URL. DEVPLAT_TOKEN, when set, is used instead. With --json the ' +
+      "console's answer, session token included, is printed.",
+  ],
+  examples: [
+    'devplat login --email ada@example.com',
+    'devplat login --email ada@example.com --password-stdin < pw.txt',
+  ],
+  async run(ctx) {
+    const email = ctx.options.email as string;
+    const secret = await password(ctx, `Password for ${email}: `);
+    const answer = await ctx
+      .anonymous()
+      .request<{ token: string; expires_at: string }>('POST', '/sessions', { email, password: secret });
+    const file = credentialsPath(ctx.io.env);
+    storeSession(file, ctx.consoleUrl, { token: answer.body.token, email, expires_at: answer.body.expires_at });
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(`Signed in to ${ctx.consoleUrl} as ${email} until ${when(answer.body.expires_at)}.`);
+      ctx.out.line(`The session is kept in ${file}.`);
+    });
+    if (ctx.io.env.DEVPLAT_TOKEN)
+      ctx.out.note('Note: DEVPLAT_TOKEN is set, and commands use it instead of this session.');
+  },
+};
+
+const logout: CommandSpec = {
+  path: ['logout'],
+  summary: 'Sign out: end the console session and forget it',
+  async run(ctx) {
+    const session = ctx.session();
+    let alreadyEnded = false;
+    try {
+      await ctx.signedIn().request('DELETE', '/sessions/current');
+    } catch (error) {
+      if (!(error instanceof NotSignedInError)) throw error;
+      alreadyEnded = true;
+    }
+    if (session.from === 'credentials') forgetSession(credentialsPath(ctx.io.env), ctx.consoleUrl);
+    ctx.out.line(`Signed out of ${ctx.consoleUrl}${alreadyEnded ? ' (the session had already ended)' : ''}.`);
+    if (session.from === 'DEVPLAT_TOKEN') ctx.out.note('DEVPLAT_TOKEN still holds the ended session: unset it.');
+  },
+};
+
+const whoami: CommandSpec = {
+  path: ['whoami'],
+  summary: 'Show the account you are signed in as',
+  async run(ctx) {
+    const session = ctx.session();
+    const answer = await ctx.signedIn().request<Account>('GET', '/account');
+    ctx.out.answer(answer.text, () =>
+      ctx.out.fields([
+        ['Console', ctx.consoleUrl],
+        ['Email', answer.body.email],
+        ['Display name', answer.body.display_name ?? '-'],
+        ['Account', answer.body.kind],
+        [
+          'Session',
+          session.from === 'DEVPLAT_TOKEN'
+            ? 'from DEVPLAT_TOKEN'
+            : `until ${when(session.expiresAt)} (${credentialsPath(ctx.io.env)})`,
+        ],
+      ]),
+    );
+  },
+};
+
+export const accountCommands = [register, login, logout, whoami];

@@ -1,0 +1,216 @@
+// apps list/create/show/disable and secrets rotate/revoke.
+import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
+import { type Output, orDash, when } from './output.ts';
+import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
+
+export interface App {
+  client_id: string;
+  name: string;
+  environment: string;
+  status: string;
+  scopes: string[];
+  redirect_uris: string[];
+  webhook_url: string | null;
+  webhook_signing_secret: string | null;
+  secrets: { secret_id: string; created_at: string; status: string; revoked_at: string | null }[];
+  created_at: string;
+}
+
+export const scopeChoices = ['city.public.read', 'profile.basic.read'] as const;
+const clientId: ArgumentSpec = { name: 'client_id', description: "The app's client id (svc_...)" };
+const app = (ctx: CommandContext) => encodeURIComponent(ctx.args.client_id as string);
+
+function secretWarning(out: Output, secret: string) {
+  out.line();
+  out.fields([['Client secret', secret]]);
+  out.line('! Save this client secret now: it is shown only once and cannot be retrieved again.');
+}
+
+function showApp(out: Output, app: App) {
+  out.fields([
+    ['Client ID', app.client_id],
+    ['Name', app.name],
+    ['Environment', app.environment],
+    ['Status', app.status],
+    ['Scopes', app.scopes.join(' ') || '-'],
+    ['Redirect URIs', app.redirect_uris.join(', ') || '-'],
+    ['Webhook URL', orDash(app.webhook_url)],
+    ['Webhook signing secret', orDash(app.webhook_signing_secret)],
+    ['Created', when(app.created_at)],
+  ]);
+  if (app.secrets.length === 0) return;
+  out.line();
+  out.table(
+    ['Secret ID', 'Status', 'Created', 'Revoked'],
+    app.secrets.map((secret) => [secret.secret_id, secret.status, when(secret.created_at), when(secret.revoked_at)]),
+  );
+}
+
+/** The `devplat try` line that fits this app, when it has what try needs. */
+function tryHint(app: App): string | undefined {
+  if (!app.scopes.includes('profile.basic.read')) return undefined;
+  const redirect = app.redirect_uris.includes(defaultRedirectUri)
+    ? defaultRedirectUri
+    : app.redirect_uris.find(isLoopbackHttp);
+  if (!redirect) return undefined;
+  const option = redirect === defaultRedirectUri ? '' : ` --redirect-uri ${redirect}`;
+  return `devplat try ${app.client_id} --client-secret-stdin${option}`;
+}
+
+const list: CommandSpec = {
+  path: ['apps', 'list'],
+  summary: 'List your sandbox apps',
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<{ data: App[] }>('GET', '/apps');
+    ctx.out.answer(answer.text, () => {
+      if (answer.body.data.length === 0) {
+        ctx.out.line('No apps yet. Create one with: devplat apps create --name <name> --scope profile.basic.read');
+        return;
+      }
+      ctx.out.table(
+        ['Client ID', 'Name', 'Status', 'Scopes', 'Created'],
+        answer.body.data.map((item) => [
+          item.client_id,
+          item.name,
+          item.status,
+          item.scopes.join(' ') || '-',
+          when(item.created_at),
+        ]),
+      );
+    });
+  },
+};
+
+const create: CommandSpec = {
+  path: ['apps', 'create'],
+  summary: 'Create a sandbox app and show its client secret (once)',
+  options: [
+    {
+      name: 'name',
+      type: 'string',
+      value: 'name',
+      required: true,
+      description: 'The name players see on the consent screen',
+    },
+    {
+      name: 'redirect-uri',
+      type: 'string',
+      value: 'uri',
+      multiple: true,
+      description: 'Where players return after the consent screen (up to five)',
+    },
+    {
+      name: 'scope',
+      type: 'string',
+      value: 'scope',
+      multiple: true,
+      choices: scopeChoices,
+      description: `A scope the app may ask for: ${scopeChoices.join(' or ')}`,
+    },
+    {
+      name: 'webhook-url',
+      type: 'string',
+      value: 'url',
+      description: 'An https endpoint for consent.granted and consent.revoked events',
+    },
+  ],
+  description: [
+    'Redirect URIs are matched exactly: https:// with a host, or http://127.0.0.1, http://[::1] or ' +
+      `http://localhost on any port. Register ${defaultRedirectUri} to use devplat try with its defaults.`,
+    'The client secret is printed once: store it where your app reads its secrets.',
+  ],
+  examples: [
+    `devplat apps create --name "My App" --redirect-uri ${defaultRedirectUri} --scope profile.basic.read`,
+    'devplat apps create --name "City Lookup" --scope city.public.read --json',
+  ],
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<{ app: App; client_secret: string }>('POST', '/apps', {
+      name: ctx.options.name,
+      redirect_uris: ctx.options['redirect-uri'] ?? [],
+      scopes: ctx.options.scope ?? [],
+      ...(ctx.options['webhook-url'] !== undefined ? { webhook_url: ctx.options['webhook-url'] } : {}),
+    });
+    ctx.out.answer(answer.text, () => {
+      const { app, client_secret } = answer.body;
+      ctx.out.line(`Created the app "${app.name}" in the ${app.environment}.`);
+      ctx.out.line();
+      showApp(ctx.out, app);
+      secretWarning(ctx.out, client_secret);
+      const hint = tryHint(app);
+      if (hint) {
+        ctx.out.line();
+        ctx.out.line('Next: create a sandbox player (devplat players create --username <name>), then try the flow:');
+        ctx.out.line(`  ${hint}`);
+      }
+    });
+  },
+};
+
+const show: CommandSpec = {
+  path: ['apps', 'show'],
+  summary: 'Show an app: scopes, redirect URIs, webhook, secrets',
+  args: [clientId],
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<App>('GET', `/apps/${app(ctx)}`);
+    ctx.out.answer(answer.text, () => showApp(ctx.out, answer.body));
+  },
+};
+
+const disable: CommandSpec = {
+  path: ['apps', 'disable'],
+  summary: 'Disable an app; its tokens stop on their next use',
+  args: [clientId],
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<App>('POST', `/apps/${app(ctx)}/disable`);
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(
+        `Disabled ${answer.body.client_id} ("${answer.body.name}"): every token issued to it stops working on its next use.`,
+      );
+    });
+  },
+};
+
+const rotate: CommandSpec = {
+  path: ['secrets', 'rotate'],
+  summary: 'Add a client secret; the current one stays active until revoked',
+  args: [clientId],
+  description: [
+    'An app holds at most two active secrets. Deploy the new secret, then revoke the old one with ' +
+      'devplat secrets revoke (devplat apps show lists the secret ids).',
+  ],
+  async run(ctx) {
+    const answer = await ctx
+      .signedIn()
+      .request<{ secret_id: string; client_secret: string }>('POST', `/apps/${app(ctx)}/secrets`, undefined, {
+        SECRET_LIMIT:
+          'An app holds at most two active secrets: revoke the one your app no longer uses with ' +
+          `devplat secrets revoke ${ctx.args.client_id} <secret_id> (devplat apps show ${ctx.args.client_id} lists them).`,
+      });
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(`Added the secret ${answer.body.secret_id} to ${ctx.args.client_id}.`);
+      secretWarning(ctx.out, answer.body.client_secret);
+      ctx.out.line();
+      ctx.out.line('The previous secret stays active. Once your app uses the new one, revoke the old one:');
+      ctx.out.line(
+        `  devplat secrets revoke ${ctx.args.client_id} <secret_id>   (devplat apps show ${ctx.args.client_id} lists them)`,
+      );
+    });
+  },
+};
+
+const revoke: CommandSpec = {
+  path: ['secrets', 'revoke'],
+  summary: 'Revoke a client secret; its tokens stop on their next use',
+  args: [clientId, { name: 'secret_id', description: 'The secret to revoke (devplat apps show lists them)' }],
+  async run(ctx) {
+    const secretId = encodeURIComponent(ctx.args.secret_id as string);
+    const answer = await ctx.signedIn().request('DELETE', `/apps/${app(ctx)}/secrets/${secretId}`);
+    ctx.out.answer(answer.text, () =>
+      ctx.out.line(
+        `Revoked the secret ${ctx.args.secret_id} of ${ctx.args.client_id}: tokens obtained with it stop working on their next use.`,
+      ),
+    );
+  },
+};
+
+export const appCommands = [list, create, show, disable, rotate, revoke];

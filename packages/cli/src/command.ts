@@ -1,0 +1,85 @@
+// What a command is: its words, arguments and options (from which the parser, the help and the
+// completion scripts are all made), and the function that runs it.
+import type { ConsoleClient } from './console-client.ts';
+import type { Io } from './io.ts';
+import type { Output } from './output.ts';
+import type { ActiveSession } from './session.ts';
+
+export interface OptionSpec {
+  name: string;
+  short?: string;
+  type: 'string' | 'boolean';
+  /** May be given more than once; the values arrive as a list. */
+  multiple?: boolean;
+  required?: boolean;
+  /** The placeholder in usage lines, e.g. "email" for --email <email>. */
+  value?: string;
+  /** The only values accepted (also offered by shell completion). */
+  choices?: readonly string[];
+  description: string;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  description: string;
+  /** Takes any number of words, none included (only as the last argument). */
+  variadic?: boolean;
+  /** Values offered by shell completion. */
+  choices?: readonly string[];
+}
+
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+  /** Positional arguments by name. */
+  args: Record<string, string>;
+  /** The words given to a variadic argument (help's). */
+  rest: string[];
+  options: OptionValues;
+  json: boolean;
+  consoleUrl: string;
+  io: Io;
+  out: Output;
+  /** The session commands run with; throws NotSignedInError without one. */
+  session(): ActiveSession;
+  /** The console API with that session; throws NotSignedInError without one. */
+  signedIn(): ConsoleClient;
+  /** The console API without a session (register, login). */
+  anonymous(): ConsoleClient;
+  /** Every command, for help and completion. */
+  commands: readonly CommandSpec[];
+}
+
+export interface CommandSpec {
+  /** The words that name it, e.g. ["apps", "create"]. */
+  path: string[];
+  summary: string;
+  /** Paragraphs shown under the usage in `--help`. */
+  description?: string[];
+  args?: ArgumentSpec[];
+  options?: OptionSpec[];
+  examples?: string[];
+  run(context: CommandContext): Promise<void>;
+}
+
+export const globalOptions: OptionSpec[] = [
+  { name: 'json', type: 'boolean', description: "Machine output: the API's JSON on stdout, errors as Problem JSON" },
+  {
+    name: 'console-url',
+    type: 'string',
+    value: 'url',
+    description: 'The developer console (env DEVPLAT_CONSOLE_URL, default http://127.0.0.1:8082)',
+  },
+  { name: 'help', short: 'h', type: 'boolean', description: 'Show help for the command' },
+];
+
+/** The groups of commands (apps, secrets, ...) with the summary their help shows. */
+export const groups: Record<string, string> = {
+  apps: 'Sandbox apps: list, create, show, disable',
+  secrets: 'Client secrets: rotate, revoke',
+  players: 'Synthetic sandbox players to sign in with',
+  webhooks: 'Send a signed test webhook',
+  deliveries: 'Webhook deliveries: list, replay failed ones',
+};
+
+export const commandName = (spec: CommandSpec) => spec.path.join(' ');

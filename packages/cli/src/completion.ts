@@ -1,0 +1,141 @@
+// Shell completion scripts for bash and zsh, made from the command table: command words, each
+// command's options, and the values of options and arguments that have a fixed set.
+import { type CommandSpec, globalOptions } from './command.ts';
+
+interface Node {
+  /** The command words so far, space-separated ("" at the top). */
+  key: string;
+  words: { word: string; description: string }[];
+}
+
+/** Every point in the command tree, with what may be typed there. */
+function nodes(commands: readonly CommandSpec[], groups: Record<string, string>): Node[] {
+  const byKey = new Map<string, Node>();
+  const node = (key: string) => {
+    let found = byKey.get(key);
+    if (!found) {
+      found = { key, words: [] };
+      byKey.set(key, found);
+    }
+    return found;
+  };
+  for (const spec of commands) {
+    for (let depth = 0; depth < spec.path.length; depth++) {
+      const parent = node(spec.path.slice(0, depth).join(' '));
+      const word = spec.path[depth] as string;
+      if (!parent.words.some((entry) => entry.word === word)) {
+        const description = depth === spec.path.length - 1 ? spec.summary : (groups[word] ?? word);
+        parent.words.push({ word, description });
+      }
+    }
+    const leaf = node(spec.path.join(' '));
+    for (const option of spec.options ?? [])
+      leaf.words.push({ word: `--${option.name}`, description: option.description });
+    for (const choice of spec.args?.[0]?.choices ?? []) leaf.words.push({ word: choice, description: choice });
+    if (spec.path[0] === 'help') {
+      for (const group of new Set(commands.map((command) => command.path[0] as string))) {
+        leaf.words.push({ word: group, description: groups[group] ?? group });
+      }
+    }
+  }
+  for (const entry of byKey.values()) {
+    for (const option of globalOptions) entry.words.push({ word: `--${option.name}`, description: option.description });
+  }
+  node('').words.push({ word: '--version', description: 'Print the version' });
+  return [...byKey.values()];
+}
+
+function valueOptions(commands: readonly CommandSpec[]) {
+  const options = new Map<string, readonly string[] | undefined>();
+  for (const option of [...globalOptions, ...commands.flatMap((spec) => spec.options ?? [])]) {
+    if (option.type === 'string') options.set(`--${option.name}`, option.choices);
+  }
+  return options;
+}
+
+const transitions = (commands: readonly CommandSpec[]) =>
+  [...new Set(commands.flatMap((spec) => spec.path.map((_, depth) => spec.path.slice(0, depth + 1).join(' '))))].map(
+    (path) => {
+      const words = path.split(' ');
+      return { from: words.slice(0, -1).join(' '), word: words.at(-1) as string, to: path };
+    },
+  );
+
+const quoteWords = (words: readonly string[]) => words.join(' ');
+
+export function bashCompletion(commands: readonly CommandSpec[], groups: Record<string, string>): string {
+  const values = valueOptions(commands);
+  const free = [...values].filter(([, choices]) => !choices).map(([name]) => name);
+  const fixed = [...values].filter(([, choices]) => choices) as [string, readonly string[]][];
+  return `# bash completion for devplat. Load it with:  source <(devplat completion bash)
+_devplat() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  local cmd="" word i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    word="\${COMP_WORDS[i]}"
+    case "$cmd|$word" in
+${transitions(commands)
+  .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
+  .join('\n')}
+    esac
+  done
+  case "$prev" in
+${fixed.map(([name, choices]) => `    ${name}) COMPREPLY=($(compgen -W "${quoteWords(choices)}" -- "$cur")); return ;;`).join('\n')}
+    ${free.join('|')}) return ;;
+  esac
+  local words=""
+  case "$cmd" in
+${nodes(commands, groups)
+  .map((node) => `    "${node.key}") words="${quoteWords(node.words.map((entry) => entry.word))}" ;;`)
+  .join('\n')}
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+}
+complete -F _devplat devplat
+`;
+}
+
+const zshEscape = (text: string) => text.replaceAll(':', '\\:').replaceAll("'", "'\\''");
+
+export function zshCompletion(commands: readonly CommandSpec[], groups: Record<string, string>): string {
+  const values = valueOptions(commands);
+  return `#compdef devplat
+# zsh completion for devplat. Load it with:  source <(devplat completion zsh)
+# (or save it as _devplat in a directory of your $fpath).
+_devplat() {
+  local cmd="" word i
+  local -a candidates
+  for ((i = 2; i < CURRENT; i++)); do
+    word="\${words[i]}"
+    case "$cmd|$word" in
+${transitions(commands)
+  .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
+  .join('\n')}
+    esac
+  done
+  case "\${words[CURRENT-1]}" in
+${[...values]
+  .map(([name, choices]) =>
+    choices ? `    ${name}) compadd -- ${quoteWords(choices)}; return ;;` : `    ${name}) _message 'value'; return ;;`,
+  )
+  .join('\n')}
+  esac
+  case "$cmd" in
+${nodes(commands, groups)
+  .map(
+    (node) =>
+      `    "${node.key}") candidates=(${node.words
+        .map((entry) => `'${zshEscape(entry.word)}:${zshEscape(entry.description)}'`)
+        .join(' ')}) ;;`,
+  )
+  .join('\n')}
+  esac
+  _describe 'devplat' candidates
+}
+if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
+  _devplat "$@"
+else
+  compdef _devplat devplat
+fi
+`;
+}

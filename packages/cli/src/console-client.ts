@@ -1,0 +1,171 @@
+// The console JSON API over fetch: JSON in and out, the session as a bearer token, and every way a
+// call can fail turned into a CliError that says what happened in one sentence.
+import { FailureError, localProblem, NotSignedInError, type Problem } from './errors.ts';
+
+export interface ApiAnswer<T> {
+  status: number;
+  /** The body as sent, for --json. */
+  text: string;
+  body: T;
+}
+
+export interface ConsoleClient {
+  readonly consoleUrl: string;
+  /** `hints` replaces the general advice for a refusal's code with advice that names this call's values. */
+  request<T = unknown>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    hints?: Record<string, string>,
+  ): Promise<ApiAnswer<T>>;
+}
+
+export interface ConsoleClientOptions {
+  consoleUrl: string;
+  /** The session token; absent for register and login. */
+  token?: string;
+  /** Said when the console refuses the token (it expired, or the session was ended elsewhere). */
+  signInAgain?: string[];
+  timeoutMs?: number;
+}
+
+const requestTimeoutMs = 30_000;
+
+export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
+  const { consoleUrl, token } = options;
+  return {
+    consoleUrl,
+    async request<T>(
+      method: 'GET' | 'POST' | 'DELETE',
+      path: string,
+      body?: unknown,
+      hints: Record<string, string> = {},
+    ): Promise<ApiAnswer<T>> {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(`${consoleUrl}/api${path}`, {
+          method,
+          headers,
+          redirect: 'manual',
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          signal: AbortSignal.timeout(options.timeoutMs ?? requestTimeoutMs),
+        });
+        text = await response.text();
+      } catch (error) {
+        throw unreachable(consoleUrl, error, options.timeoutMs ?? requestTimeoutMs);
+      }
+      if (!response.ok) {
+        const problem = problemOf(response, text, 'the console');
+        if (response.status === 401 && token) {
+          throw new NotSignedInError(problem, options.signInAgain ?? []);
+        }
+        throw new FailureError(problem, hintsFor(problem, hints));
+      }
+      return { status: response.status, text, body: parseBody<T>(text, consoleUrl) };
+    },
+  };
+}
+
+function parseBody<T>(text: string, consoleUrl: string): T {
+  if (text === '') return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new FailureError(
+      localProblem(
+        'UNEXPECTED_ANSWER',
+        'Unexpected answer',
+        `The server at ${consoleUrl} answered with something other than JSON: is it the developer console?`,
+      ),
+    );
+  }
+}
+
+/** Why a request got no answer, in words: refused, unknown host, too slow. */
+export function networkReason(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const code = cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'ECONNRESET':
+      return 'connection reset';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'connection timed out';
+    default:
+      return code ?? cause?.message ?? 'network error';
+  }
+}
+
+function unreachable(consoleUrl: string, error: unknown, timeoutMs: number): FailureError {
+  return new FailureError(
+    localProblem(
+      'CONSOLE_UNREACHABLE',
+      'Console unreachable',
+      `Cannot reach the console at ${consoleUrl} (${networkReason(error, timeoutMs)}): is \`npm start\` running? ` +
+        '(Elsewhere: --console-url or DEVPLAT_CONSOLE_URL.)',
+    ),
+  );
+}
+
+/** The Problem of a refusal, or one made up when the answer carries none (a proxy's HTML page). */
+export function problemOf(response: Response, text: string, who: string): Problem {
+  try {
+    const body = JSON.parse(text) as Partial<Problem>;
+    if (typeof body.code === 'string' && typeof body.detail === 'string') {
+      return {
+        type: String(body.type ?? 'about:blank'),
+        title: String(body.title ?? response.statusText),
+        status: Number(body.status ?? response.status),
+        detail: body.detail,
+        instance: String(body.instance ?? ''),
+        code: body.code,
+        request_id: String(body.request_id ?? response.headers.get('x-request-id') ?? ''),
+      };
+    }
+  } catch {
+    // not JSON: described below
+  }
+  return {
+    ...localProblem(
+      'UNEXPECTED_ANSWER',
+      'Unexpected answer',
+      `${who} answered ${response.status} ${response.statusText} without a Problem document.`.replace(/^./, (c) =>
+        c.toUpperCase(),
+      ),
+    ),
+    status: response.status,
+  };
+}
+
+const hintsByCode: Record<string, string> = {
+  GUEST_ACCOUNT: 'The console is for full accounts: register one with devplat register.',
+  SECRET_LIMIT:
+    'An app holds at most two active secrets: revoke the one your app no longer uses with ' +
+    'devplat secrets revoke <client_id> <secret_id> (devplat apps show <client_id> lists them).',
+  NO_WEBHOOK_URL: 'Only an app created with --webhook-url receives webhooks.',
+  DELIVERY_NOT_FAILED: 'Only failed deliveries can be replayed: devplat deliveries list <client_id> --status failed',
+  FEATURE_DISABLED:
+    'The console is switched off in production and while the platform is off (DEVELOPER_PLATFORM_ENABLED).',
+};
+
+function hintsFor(problem: Problem, specific: Record<string, string>): string[] {
+  const hints: string[] = [];
+  const hint = specific[problem.code] ?? hintsByCode[problem.code];
+  if (hint) hints.push(hint);
+  if ((problem.status ?? 0) >= 500 && problem.request_id) {
+    hints.push(`If this persists, report it with the request id ${problem.request_id}.`);
+  }
+  return hints;
+}

@@ -1,0 +1,151 @@
+// Help texts, all made from the command table: the overview, a group's, a command's, and the short
+// usage printed after a usage error.
+import { type CommandSpec, commandName, globalOptions, groups, type OptionSpec } from './command.ts';
+import { alignColumns } from './output.ts';
+
+const bin = 'devplat';
+
+function optionLabel(option: OptionSpec): string {
+  const name = `${option.short ? `-${option.short}, ` : ''}--${option.name}`;
+  return option.type === 'string' ? `${name} <${option.value ?? 'value'}>` : name;
+}
+
+function optionUsage(option: OptionSpec): string {
+  const text = option.type === 'string' ? `--${option.name} <${option.value ?? 'value'}>` : `--${option.name}`;
+  if (option.required) return option.multiple ? `${text}...` : text;
+  return option.multiple ? `[${text}]...` : `[${text}]`;
+}
+
+export function usageLine(spec: CommandSpec): string {
+  const args = (spec.args ?? []).map((arg) => (arg.variadic ? `[${arg.name}...]` : `<${arg.name}>`));
+  const options = (spec.options ?? []).map(optionUsage);
+  return [bin, ...spec.path, ...args, ...options].join(' ');
+}
+
+/** A paragraph broken into lines of at most `width` characters. */
+export function wrap(paragraph: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of paragraph.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return line ? [...lines, line] : lines;
+}
+
+function section(title: string, lines: string[]): string[] {
+  return lines.length ? ['', title, ...lines.map((line) => `  ${line}`)] : [];
+}
+
+const optionRows = (options: OptionSpec[]) =>
+  alignColumns(
+    options.map((option) => [
+      optionLabel(option),
+      option.description + (option.multiple ? ' (repeatable)' : '') + (option.required ? ' (required)' : ''),
+    ]),
+  );
+
+/** USAGE, ARGUMENTS and OPTIONS: what a usage error prints. */
+export function usageText(spec: CommandSpec): string {
+  return [
+    'USAGE',
+    `  ${usageLine(spec)}`,
+    ...section(
+      'ARGUMENTS',
+      alignColumns(
+        (spec.args ?? []).map((arg) => [arg.variadic ? `[${arg.name}...]` : `<${arg.name}>`, arg.description]),
+      ),
+    ),
+    ...section('OPTIONS', optionRows(spec.options ?? [])),
+    '',
+  ].join('\n');
+}
+
+export function commandHelp(spec: CommandSpec): string {
+  return [
+    `${spec.summary}`,
+    '',
+    usageText(spec).trimEnd(),
+    ...(spec.description ?? []).flatMap((paragraph) => ['', ...wrap(paragraph)]),
+    ...section('GLOBAL OPTIONS', optionRows(globalOptions)),
+    ...section('EXAMPLES', spec.examples ?? []),
+    '',
+  ].join('\n');
+}
+
+const commandRows = (commands: readonly CommandSpec[]) =>
+  alignColumns(
+    commands.map((spec) => [
+      [commandName(spec), ...(spec.args ?? []).map((arg) => (arg.variadic ? `[${arg.name}]` : `<${arg.name}>`))].join(
+        ' ',
+      ),
+      spec.summary,
+    ]),
+  );
+
+export function groupHelp(group: string, commands: readonly CommandSpec[]): string {
+  const members = commands.filter((spec) => spec.path[0] === group);
+  return [
+    groups[group] ?? group,
+    '',
+    'USAGE',
+    `  ${bin} ${group} <command> [options]`,
+    ...section('COMMANDS', commandRows(members)),
+    ...section('GLOBAL OPTIONS', optionRows(globalOptions)),
+    '',
+    `Run "${bin} help ${group} <command>" or add --help for a command's options.`,
+    '',
+  ].join('\n');
+}
+
+export function overviewHelp(commands: readonly CommandSpec[]): string {
+  return [
+    `${bin}: the Developer Platform from the command line. It is a client of the developer console's`,
+    'JSON API: register, sign in, create sandbox apps and players, rotate secrets, test webhooks,',
+    'and try the whole OAuth flow against your app.',
+    '',
+    'USAGE',
+    `  ${bin} <command> [arguments] [options]`,
+    '  From a checkout of the platform: npm run -s devplat -- <command> [arguments] [options]',
+    ...section('GET STARTED (with `npm start` running in another terminal)', [
+      `${bin} register --email you@example.com --display-name "Ada Lovelace"`,
+      `${bin} login --email you@example.com`,
+      `${bin} apps create --name "My App" --redirect-uri http://127.0.0.1:8976/callback --scope profile.basic.read`,
+      `${bin} players create --username ada`,
+      `${bin} try <client_id> --client-secret-stdin    # then open the address it prints`,
+    ]),
+    ...section('COMMANDS', commandRows(commands)),
+    ...section(
+      'GLOBAL OPTIONS',
+      optionRows([...globalOptions, { name: 'version', type: 'boolean', description: 'Print the version' }]),
+    ),
+    ...section(
+      'ENVIRONMENT',
+      alignColumns([
+        ['DEVPLAT_CONSOLE_URL', 'The developer console (default http://127.0.0.1:8082)'],
+        ['DEVPLAT_TOKEN', 'A console session token, used instead of the stored one'],
+        ['DEVPLAT_PASSWORD', 'The password for register, login and players create'],
+        ['DEVPLAT_CLIENT_SECRET', 'The client secret for try'],
+        ['DEVPLAT_BASE_URL', 'The public API for try (default http://127.0.0.1:8080/developer/v1)'],
+        ['DEVPLAT_CONFIG_DIR', `Where credentials.json is kept (default \${XDG_CONFIG_HOME:-~/.config}/devplat)`],
+      ]),
+    ),
+    '',
+    'Passwords and client secrets are never taken as arguments: devplat asks for them at the',
+    'terminal (hidden), or reads the first line of stdin (--password-stdin, --client-secret-stdin),',
+    'or the environment variables above.',
+    ...section('EXIT CODES', [
+      '0  success',
+      '1  the API refused, or something failed (the message says what)',
+      '2  usage error: unknown command or option, missing argument',
+      '3  not signed in (run devplat login)',
+    ]),
+    '',
+    `Run "${bin} help <command>" or add --help to any command for its options and examples.`,
+    '',
+  ].join('\n');
+}

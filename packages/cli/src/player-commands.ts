@@ -1,0 +1,79 @@
+// players list/create: the synthetic sandbox players a developer signs in as on the consent screen.
+import type { CommandSpec } from './command.ts';
+import { orDash, when } from './output.ts';
+import { readSecret } from './secret-input.ts';
+
+interface Player {
+  id: string;
+  username: string;
+  display_name: string | null;
+  status: string;
+  created_at: string;
+}
+
+const list: CommandSpec = {
+  path: ['players', 'list'],
+  summary: 'List your sandbox players',
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<{ data: Player[] }>('GET', '/sandbox-players');
+    ctx.out.answer(answer.text, () => {
+      if (answer.body.data.length === 0) {
+        ctx.out.line('No sandbox players yet. Create one with: devplat players create --username <username>');
+        return;
+      }
+      ctx.out.table(
+        ['Username', 'Display name', 'Status', 'ID', 'Created'],
+        answer.body.data.map((player) => [
+          player.username,
+          orDash(player.display_name),
+          player.status,
+          player.id,
+          when(player.created_at),
+        ]),
+      );
+    });
+  },
+};
+
+const create: CommandSpec = {
+  path: ['players', 'create'],
+  summary: 'Create a sandbox player to sign in with on the consent screen',
+  options: [
+    {
+      name: 'username',
+      type: 'string',
+      value: 'username',
+      required: true,
+      description: '3 to 32 characters: lower-case letters, digits, and _ . -',
+    },
+    { name: 'display-name', type: 'string', value: 'name', description: 'The name GET /me answers (optional)' },
+    { name: 'password-stdin', type: 'boolean', description: 'Read the password from the first line of stdin' },
+  ],
+  description: [
+    "The player's password is typed at a hidden prompt, or read from the first line of stdin with " +
+      '--password-stdin, or from DEVPLAT_PASSWORD. It is never taken as an argument.',
+    'Sandbox players are synthetic: they exist only in the sandbox and belong to your account.',
+  ],
+  examples: ['devplat players create --username ada --display-name "Ada"'],
+  async run(ctx) {
+    const password = await readSecret(ctx.io, {
+      what: 'password',
+      fromStdin: ctx.options['password-stdin'] === true,
+      stdinFlag: '--password-stdin',
+      envName: 'DEVPLAT_PASSWORD',
+      prompt: `Password for the player ${ctx.options.username}: `,
+      confirmPrompt: 'Repeat the password: ',
+    });
+    const answer = await ctx.signedIn().request<Player>('POST', '/sandbox-players', {
+      username: ctx.options.username,
+      password,
+      ...(ctx.options['display-name'] !== undefined ? { display_name: ctx.options['display-name'] } : {}),
+    });
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(`Created the sandbox player ${answer.body.username} (${answer.body.id}).`);
+      ctx.out.line('Sign in as this player on the consent screen, e.g. when you run devplat try.');
+    });
+  },
+};
+
+export const playerCommands = [list, create];

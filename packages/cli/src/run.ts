@@ -1,0 +1,99 @@
+// One run of devplat: parse the command line, run the command, and turn whatever stopped it into
+// a message (or Problem JSON with --json) and an exit code.
+import type { CommandContext, CommandSpec } from './command.ts';
+import { commands as allCommands, helpFor } from './commands.ts';
+import { createConsoleClient } from './console-client.ts';
+import { CliError, exitCodes, UsageError } from './errors.ts';
+import { usageText } from './help.ts';
+import type { Io } from './io.ts';
+import { createOutput } from './output.ts';
+import { parseCommandLine } from './parse.ts';
+import { activeSession, refusedSessionHints } from './session.ts';
+import { version } from './version.ts';
+
+export const defaultConsoleUrl = 'http://127.0.0.1:8082';
+
+/** The console's URL as credentials are keyed: no trailing slash, no query. */
+export function consoleUrlFrom(given: string): string {
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(`--console-url must be a URL like ${defaultConsoleUrl} (got "${given}").`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new UsageError(`--console-url must be an http(s) URL without query or credentials (got "${given}").`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export async function run(argv: string[], io: Io, commands: readonly CommandSpec[] = allCommands): Promise<number> {
+  // Known before parsing succeeds, so that even a usage error comes out as JSON.
+  let json = argv.includes('--json');
+  let path: string[] = [];
+  try {
+    const invocation = parseCommandLine(argv, commands);
+    json = invocation.json;
+    path = invocation.path;
+    if (invocation.version) {
+      io.stdout.write(`devplat ${version}\n`);
+      return exitCodes.ok;
+    }
+    const spec = invocation.spec;
+    // `devplat` or `devplat apps` alone asks what there is: the help answers.
+    if (invocation.help || !spec) {
+      io.stdout.write(helpFor(path, commands));
+      return exitCodes.ok;
+    }
+    const consoleUrl = consoleUrlFrom(invocation.consoleUrl ?? io.env.DEVPLAT_CONSOLE_URL ?? defaultConsoleUrl);
+    const context: CommandContext = {
+      args: invocation.args,
+      rest: invocation.rest,
+      options: invocation.options,
+      json,
+      consoleUrl,
+      io,
+      out: createOutput(io, json),
+      commands,
+      session: () => activeSession(io.env, consoleUrl),
+      signedIn() {
+        const session = activeSession(io.env, consoleUrl);
+        return createConsoleClient({ consoleUrl, token: session.token, signInAgain: refusedSessionHints(session) });
+      },
+      anonymous: () => createConsoleClient({ consoleUrl }),
+    };
+    await spec.run(context);
+    return exitCodes.ok;
+  } catch (error) {
+    if (!(error instanceof CliError)) {
+      // A bug: say so in one line, without the stack.
+      const detail = `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+      io.stderr.write(json ? `${JSON.stringify({ code: 'INTERNAL_ERROR', detail })}\n` : `Error: ${detail}\n`);
+      return exitCodes.failure;
+    }
+    report(error, json, io, path, commands);
+    return error.exitCode;
+  }
+}
+
+function report(error: CliError, json: boolean, io: Io, path: string[], commands: readonly CommandSpec[]) {
+  if (json) {
+    io.stderr.write(`${JSON.stringify(error.problem)}\n`);
+    return;
+  }
+  const fromServer = error.problem.status !== undefined && error.problem.request_id;
+  const lines = [`Error: ${error.problem.detail}${fromServer ? ` (${error.problem.code})` : ''}`, ...error.hints];
+  if (error instanceof UsageError) {
+    const words = error.commandPath.length ? error.commandPath : path;
+    const spec = commands.find((command) => command.path.join(' ') === words.join(' '));
+    lines.push('');
+    if (spec) {
+      lines.push(usageText(spec).trimEnd(), '', `Run "devplat ${words.join(' ')} --help" for more.`);
+    } else if (words.length) {
+      lines.push(helpFor(words, commands).trimEnd());
+    } else {
+      lines.push('Usage: devplat <command> [arguments] [options]', 'Run "devplat help" for the list of commands.');
+    }
+  }
+  io.stderr.write(`${lines.join('\n')}\n`);
+}

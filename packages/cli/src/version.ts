@@ -1,0 +1,2 @@
+/** The CLI's version (printed by devplat --version). */
+export const version = '0.1.0';

@@ -1,0 +1,57 @@
+// The console's view of an app's deliveries.
+import type { OutboxEvent, PrismaClient, WebhookDelivery } from '@devplat/db';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** The console's JSON view of a delivery. */
+export interface DeliveryView {
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  /** null once final (succeeded or failed). */
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  replay_of: string | null;
+  test: boolean;
+}
+
+const listLimit = 100;
+
+export function deliveryView(delivery: WebhookDelivery & { event: Pick<OutboxEvent, 'type'> }): DeliveryView {
+  return {
+    delivery_id: delivery.id,
+    event_id: delivery.eventId,
+    event_type: delivery.event.type,
+    url: delivery.url,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_status_code: delivery.lastStatusCode,
+    last_error: delivery.lastError,
+    created_at: delivery.createdAt.toISOString(),
+    next_attempt_at: delivery.status === 'pending' ? delivery.nextAttemptAt.toISOString() : null,
+    delivered_at: delivery.deliveredAt?.toISOString() ?? null,
+    replay_of: delivery.replayOf,
+    test: delivery.isTest,
+  };
+}
+
+/** Deliveries of one app, newest first, at most 100, optionally only one status. */
+export async function listDeliveries(
+  prisma: PrismaClient,
+  appId: string,
+  status?: DeliveryStatus,
+): Promise<DeliveryView[]> {
+  const deliveries = await prisma.webhookDelivery.findMany({
+    where: { appId, ...(status ? { status } : {}) },
+    include: { event: { select: { type: true } } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: listLimit,
+  });
+  return deliveries.map(deliveryView);
+}

@@ -1,0 +1,56 @@
+// The console's audited replay of a failed delivery.
+import type { PrismaClient } from '@devplat/db';
+import { WebhookRuleError } from './errors.ts';
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Queues the event of a failed delivery again, to the app's current webhook URL, as a new delivery
+ * with replay_of set, and writes the audit record (webhook.replay) in the same transaction.
+ * Returns null when no delivery with this id belongs to an app of accountId. Throws
+ * WebhookRuleError when the delivery is not failed or the app has no webhook URL.
+ */
+export async function replayDelivery(
+  prisma: PrismaClient,
+  deliveryId: string,
+  actor: { accountId: string; requestId?: string },
+): Promise<{ deliveryId: string } | null> {
+  if (!uuidPattern.test(deliveryId)) return null;
+  return prisma.$transaction(async (tx) => {
+    const original = await tx.webhookDelivery.findUnique({
+      where: { id: deliveryId },
+      include: { app: true, event: { select: { type: true } } },
+    });
+    if (!original || original.app.accountId !== actor.accountId) return null;
+    if (original.status !== 'failed') {
+      throw new WebhookRuleError(
+        'DELIVERY_NOT_FAILED',
+        `Only a failed delivery can be replayed; this one is ${original.status}.`,
+      );
+    }
+    if (!original.app.webhookUrl) {
+      throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL: set one before replaying a delivery.');
+    }
+    const replay = await tx.webhookDelivery.create({
+      data: {
+        eventId: original.eventId,
+        appId: original.appId,
+        url: original.app.webhookUrl,
+        replayOf: original.id,
+        isTest: original.isTest,
+      },
+    });
+    await tx.auditRecord.create({
+      data: {
+        actorType: 'account',
+        actorId: actor.accountId,
+        action: 'webhook.replay',
+        targetType: 'webhook_delivery',
+        targetId: original.id,
+        details: { new_delivery_id: replay.id, event_id: original.eventId, event_type: original.event.type },
+        requestId: actor.requestId ?? null,
+      },
+    });
+    return { deliveryId: replay.id };
+  });
+}

@@ -1,0 +1,46 @@
+// The console's "send a test webhook": a real, signed consent.granted for a player who does not
+// exist, delivered like any other event and marked as a test in the body and in the list.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { consentTextVersion, userScopes } from '@devplat/contract';
+import type { PrismaClient } from '@devplat/db';
+import { WebhookRuleError } from './errors.ts';
+
+/** ps_ and 32 base64url characters, like a real pairwise subject, but derived from nothing. */
+const syntheticSubject = () => `ps_${randomBytes(24).toString('base64url')}`;
+
+/**
+ * A signed test consent.granted event with a synthetic player (random ps_ sub, data.test = true),
+ * queued for the app's webhook URL. Throws WebhookRuleError when the app has no webhook URL.
+ */
+export async function sendTestWebhook(prisma: PrismaClient, appId: string): Promise<{ deliveryId: string }> {
+  const app = await prisma.app.findUnique({ where: { id: appId } });
+  if (!app) throw new WebhookRuleError('NOT_FOUND', 'The app does not exist.');
+  if (!app.webhookUrl)
+    throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL: set one before sending a test event.');
+  const webhookUrl = app.webhookUrl;
+  const now = new Date();
+  return prisma.$transaction(async (tx) => {
+    // Enqueued already: the delivery is made here, so the worker's outbox pass leaves it alone.
+    const event = await tx.outboxEvent.create({
+      data: {
+        type: 'consent.granted',
+        appId: app.id,
+        createdAt: now,
+        enqueuedAt: now,
+        payload: {
+          app: app.clientId,
+          sub: syntheticSubject(),
+          scopes: [...userScopes],
+          receipt_version: consentTextVersion,
+          consent_id: randomUUID(),
+          granted_at: now.toISOString(),
+          test: true,
+        },
+      },
+    });
+    const delivery = await tx.webhookDelivery.create({
+      data: { eventId: event.id, appId: app.id, url: webhookUrl, isTest: true },
+    });
+    return { deliveryId: delivery.id };
+  });
+}

@@ -1,0 +1,49 @@
+// What may be an app's webhook endpoint. Checked when a developer sets the URL and again before
+// every attempt (settings may have changed since); host names are checked once resolved, by the
+// sender's lookup.
+import { isIP } from 'node:net';
+import { addressKind, addressProblem } from './addresses.ts';
+
+const maxUrlLength = 2000;
+
+/** The host without the brackets the URL syntax puts around an IPv6 literal. */
+export function bareHost(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || (isIP(host) !== 0 && addressKind(host) === 'loopback');
+}
+
+/**
+ * Why a URL cannot be an app's webhook endpoint, or null: https with a host; plain http only to a
+ * loopback host (127.0.0.0/8, [::1], localhost) and only when allowLoopbackHttp; no credentials,
+ * no fragment; an IP-literal host in a private, loopback (unless allowed), link-local, CGNAT,
+ * multicast, unspecified or reserved range is refused (IPv4 and IPv6, incl. IPv4-mapped).
+ */
+export function webhookUrlProblem(url: string, settings: { allowLoopbackHttp: boolean }): string | null {
+  if (url.length > maxUrlLength) return `must be at most ${maxUrlLength} characters long`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.includes('#')) return 'must not carry a fragment';
+  if (parsed.username || parsed.password) return 'must not carry credentials';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
+  const host = bareHost(parsed.hostname);
+  if (host === '') return 'must name a host';
+  if (parsed.protocol === 'http:') {
+    if (!settings.allowLoopbackHttp) return 'must use https';
+    if (!isLoopbackHost(host)) return 'may use plain http only on a loopback host (127.0.0.1, [::1] or localhost)';
+  }
+  if (!settings.allowLoopbackHttp && (host === 'localhost' || host.endsWith('.localhost'))) {
+    return 'must not point at a loopback host';
+  }
+  if (isIP(host) !== 0) {
+    const problem = addressProblem(host, { allowLoopback: settings.allowLoopbackHttp });
+    if (problem) return `must not point at ${problem}`;
+  }
+  return null;
+}

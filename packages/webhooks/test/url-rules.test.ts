@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { addressKind, webhookUrlProblem } from '../src/index.ts';
+
+const strict = { allowLoopbackHttp: false };
+const local = { allowLoopbackHttp: true };
+
+describe('webhook URL rules', () => {
+  test('accepts public https endpoints', () => {
+    for (const url of [
+      'https://example.com/hooks',
+      'https://hooks.example.com:8443/a/b?c=d',
+      'https://8.8.8.8/hooks',
+      'https://[2606:4700::1111]/hooks',
+      'https://[::ffff:8.8.8.8]/hooks',
+    ]) {
+      assert.equal(webhookUrlProblem(url, strict), null, url);
+    }
+  });
+
+  test('refuses plain http, other schemes and junk', () => {
+    assert.equal(webhookUrlProblem('http://example.com/hooks', strict), 'must use https');
+    assert.match(webhookUrlProblem('http://example.com/hooks', local) ?? '', /plain http only on a loopback host/);
+    assert.match(webhookUrlProblem('http://10.0.0.1/hooks', local) ?? '', /plain http only on a loopback host/);
+    assert.equal(webhookUrlProblem('ftp://example.com/hooks', strict), 'must use https');
+    assert.equal(webhookUrlProblem('javascript:alert(1)', strict), 'must use https');
+    assert.equal(webhookUrlProblem('/hooks', strict), 'is not an absolute URL');
+    assert.equal(webhookUrlProblem('not a url', strict), 'is not an absolute URL');
+    assert.match(webhookUrlProblem(`https://example.com/${'a'.repeat(2000)}`, strict) ?? '', /at most 2000/);
+  });
+
+  test('refuses credentials and fragments', () => {
+    assert.equal(webhookUrlProblem('https://user:pass@example.com/hooks', strict), 'must not carry credentials');
+    assert.equal(webhookUrlProblem('https://user@example.com/hooks', strict), 'must not carry credentials');
+    assert.equal(webhookUrlProblem('https://example.com/hooks#part', strict), 'must not carry a fragment');
+    assert.equal(webhookUrlProblem('https://example.com/hooks#', strict), 'must not carry a fragment');
+  });
+
+  test('refuses IP literals outside public unicast, IPv4 and IPv6', () => {
+    const refused: [string, RegExp][] = [
+      ['https://10.1.2.3/hooks', /private/],
+      ['https://172.16.0.1/hooks', /private/],
+      ['https://192.168.1.10/hooks', /private/],
+      ['https://169.254.169.254/latest/meta-data', /link-local/],
+      ['https://100.64.0.1/hooks', /CGNAT/],
+      ['https://127.0.0.1/hooks', /loopback/],
+      ['https://0x7f.1/hooks', /loopback/], // WHATWG URL turns this into 127.0.0.1
+      ['https://0.0.0.0/hooks', /unspecified/],
+      ['https://224.0.0.251/hooks', /multicast/],
+      ['https://255.255.255.255/hooks', /reserved/],
+      ['https://192.0.2.1/hooks', /reserved/],
+      ['https://[::1]/hooks', /loopback/],
+      ['https://[::]/hooks', /unspecified/],
+      ['https://[fd12:3456::1]/hooks', /private/],
+      ['https://[fe80::1]/hooks', /link-local/],
+      ['https://[ff02::1]/hooks', /multicast/],
+      ['https://[2001:db8::1]/hooks', /reserved/],
+      ['https://[::ffff:10.0.0.1]/hooks', /private/],
+      ['https://[::ffff:127.0.0.1]/hooks', /loopback/],
+      ['https://[::ffff:169.254.169.254]/hooks', /link-local/],
+      ['https://[64:ff9b::a9fe:a9fe]/hooks', /link-local/], // NAT64 to 169.254.169.254
+      ['https://[2002:a00:1::1]/hooks', /reserved/], // 6to4 to 10.0.0.1
+    ];
+    for (const [url, kind] of refused) {
+      const problem = webhookUrlProblem(url, strict);
+      assert.match(problem ?? '', /^must not point at an? /, url);
+      assert.match(problem ?? '', kind, url);
+    }
+  });
+
+  test('loopback only with the sandbox setting, and then over http too', () => {
+    assert.equal(webhookUrlProblem('http://127.0.0.1:9000/hooks', strict), 'must use https');
+    assert.equal(webhookUrlProblem('http://[::1]:9000/hooks', strict), 'must use https');
+    assert.equal(webhookUrlProblem('http://localhost:9000/hooks', strict), 'must use https');
+    assert.equal(webhookUrlProblem('https://localhost:9000/hooks', strict), 'must not point at a loopback host');
+    assert.equal(webhookUrlProblem('https://app.localhost/hooks', strict), 'must not point at a loopback host');
+    for (const url of [
+      'http://127.0.0.1:9000/hooks',
+      'http://127.9.9.9/hooks',
+      'http://[::1]:9000/hooks',
+      'http://localhost:9000/hooks',
+      'https://127.0.0.1/hooks',
+    ]) {
+      assert.equal(webhookUrlProblem(url, local), null, url);
+    }
+    // The setting opens loopback, nothing else.
+    assert.match(webhookUrlProblem('https://10.0.0.1/hooks', local) ?? '', /private/);
+    assert.match(webhookUrlProblem('https://[::ffff:10.0.0.1]/hooks', local) ?? '', /private/);
+  });
+});
+
+describe('address kinds', () => {
+  test('classifies resolved addresses as the lookup sees them', () => {
+    assert.equal(addressKind('93.184.215.14'), 'public');
+    assert.equal(addressKind('2606:4700:4700::1111'), 'public');
+    assert.equal(addressKind('::ffff:a00:1'), 'private');
+    assert.equal(addressKind('::ffff:10.0.0.1'), 'private');
+    assert.equal(addressKind('fe80::1%eth0'), 'link-local');
+    assert.equal(addressKind('::1'), 'loopback');
+    assert.equal(addressKind('127.255.255.254'), 'loopback');
+    assert.equal(addressKind('172.31.255.255'), 'private');
+    assert.equal(addressKind('172.32.0.1'), 'public');
+    assert.equal(addressKind('100.128.0.1'), 'public');
+    assert.equal(addressKind('::a00:1'), 'reserved'); // IPv4-compatible, deprecated
+    assert.equal(addressKind('example.com'), null);
+  });
+});

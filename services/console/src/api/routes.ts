@@ -1,0 +1,178 @@
+// The console JSON API at {console_url}/api (DESIGN.md's table), for the devplat CLI and scripts.
+// API clients authenticate with the bearer token POST /api/sessions returns; no cookie is read
+// here, so no request can ride on a browser's ambient credentials (the web UI has its own routes).
+import { methodNotAllowed, ProblemError } from '@devplat/http';
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { accountView, authenticate, registerAccount, usable } from '../domain/accounts.ts';
+import { appView } from '../domain/apps.ts';
+import type { Actor } from '../domain/audit.ts';
+import type { ConsoleDomain } from '../domain/index.ts';
+import { playerView } from '../domain/players.ts';
+import { readJson } from './json.ts';
+
+type Handlers = Partial<Record<'GET' | 'POST' | 'DELETE', Middleware>>;
+
+/** Registers a path's methods and, for every other method, 405 with Allow. */
+function resource(router: Router, path: string, handlers: Handlers, guard?: Middleware) {
+  const methods = Object.keys(handlers);
+  const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
+  for (const [method, handler] of Object.entries(handlers)) {
+    const chain = guard ? [guard, handler as Middleware] : [handler as Middleware];
+    router.register(path, method === 'GET' ? ['GET', 'HEAD'] : [method], chain as never);
+  }
+  router.all(path, methodNotAllowed(allow));
+}
+
+const bearer = (ctx: Context) => /^Bearer ([^\s]+)$/i.exec(ctx.get('Authorization'))?.[1];
+
+export function consoleApiRouter(domain: ConsoleDomain): Router {
+  const { prisma, sessions, apps, players } = domain;
+  const router = new Router({ prefix: '/api', strict: true, sensitive: true });
+
+  const signedIn: Middleware = async (ctx, next) => {
+    const token = bearer(ctx);
+    const session = await sessions.find(token);
+    const account = session ? await prisma.account.findUnique({ where: { id: session.accountId } }) : null;
+    if (!token || !session || !account) {
+      throw new ProblemError(
+        'NOT_SIGNED_IN',
+        'Sign in first: POST /api/sessions gives a token for the Authorization: Bearer header.',
+        { 'WWW-Authenticate': 'Bearer realm="developer-console"' },
+      );
+    }
+    usable(account);
+    ctx.state.account = account;
+    ctx.state.token = token;
+    await next();
+  };
+  const actor = (ctx: Context): Actor => ({ accountId: ctx.state.account.id, requestId: ctx.state.requestId });
+  const answer = (ctx: Context, status: number, body?: unknown) => {
+    ctx.status = status;
+    if (body !== undefined) ctx.body = body;
+  };
+
+  resource(router, '/accounts', {
+    POST: async (ctx) =>
+      answer(ctx, 201, accountView(await registerAccount(prisma, await readJson(ctx), ctx.state.requestId))),
+  });
+  resource(router, '/sessions', {
+    POST: async (ctx) => {
+      const account = await authenticate(prisma, await readJson(ctx));
+      const { token, session } = await sessions.start(account.id);
+      answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
+    },
+  });
+  resource(
+    router,
+    '/sessions/current',
+    {
+      DELETE: async (ctx) => {
+        await sessions.end(ctx.state.token);
+        answer(ctx, 204);
+      },
+    },
+    signedIn,
+  );
+  resource(router, '/account', { GET: (ctx) => answer(ctx, 200, accountView(ctx.state.account)) }, signedIn);
+  resource(
+    router,
+    '/apps',
+    {
+      GET: async (ctx) => answer(ctx, 200, { data: (await apps.list(ctx.state.account.id)).map(appView) }),
+      POST: async (ctx) => {
+        const { app, clientSecret } = await apps.create(actor(ctx), await readJson(ctx));
+        answer(ctx, 201, { app: appView(app), client_secret: clientSecret });
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId',
+    { GET: async (ctx) => answer(ctx, 200, appView(await apps.find(ctx.state.account.id, ctx.params.clientId))) },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId/disable',
+    {
+      POST: async (ctx) => {
+        await readJson(ctx);
+        answer(ctx, 200, appView(await apps.disable(actor(ctx), ctx.params.clientId)));
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId/secrets',
+    {
+      POST: async (ctx) => {
+        await readJson(ctx);
+        const { secretId, clientSecret } = await apps.rotateSecret(actor(ctx), ctx.params.clientId);
+        answer(ctx, 201, { secret_id: secretId, client_secret: clientSecret });
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId/secrets/:secretId',
+    {
+      DELETE: async (ctx) => {
+        await apps.revokeSecret(actor(ctx), ctx.params.clientId, ctx.params.secretId);
+        answer(ctx, 204);
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId/webhooks/test',
+    {
+      POST: async (ctx) => {
+        await readJson(ctx);
+        const { deliveryId } = await apps.sendTestWebhook(actor(ctx), ctx.params.clientId);
+        answer(ctx, 202, { delivery_id: deliveryId });
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/apps/:clientId/deliveries',
+    {
+      GET: async (ctx) => {
+        const unknown = Object.keys(ctx.query).find((name) => name !== 'status');
+        if (unknown !== undefined) throw new ProblemError('INVALID_REQUEST', `Unknown query parameter ${unknown}.`);
+        const status = ctx.query.status;
+        if (Array.isArray(status)) throw new ProblemError('INVALID_REQUEST', 'status may appear once.');
+        answer(ctx, 200, { data: await apps.deliveries(ctx.state.account.id, ctx.params.clientId, status) });
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/deliveries/:deliveryId/replay',
+    {
+      POST: async (ctx) => {
+        await readJson(ctx);
+        const { deliveryId } = await apps.replay(actor(ctx), ctx.params.deliveryId);
+        answer(ctx, 202, { delivery_id: deliveryId });
+      },
+    },
+    signedIn,
+  );
+  resource(
+    router,
+    '/sandbox-players',
+    {
+      GET: async (ctx) => answer(ctx, 200, { data: (await players.list(ctx.state.account.id)).map(playerView) }),
+      POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx)))),
+    },
+    signedIn,
+  );
+  return router;
+}

@@ -1,0 +1,189 @@
+// A developer's sandbox apps: creation, the secret shown once, rotation, revocation, disabling, and
+// the webhook tools. Every operation is scoped to the signed-in account: another developer's app
+// is answered exactly like one that does not exist.
+import {
+  type AppDirectory,
+  AppRuleError,
+  addSecret,
+  createApp,
+  disableApp,
+  redirectUrisProblem,
+  revokeSecret,
+} from '@devplat/apps';
+import type { WebhookSettings } from '@devplat/config';
+import { scopes as scopeCatalogue } from '@devplat/contract';
+import type { App, ClientSecret, PrismaClient } from '@devplat/db';
+import { ProblemError } from '@devplat/http';
+import {
+  type DeliveryStatus,
+  type DeliveryView,
+  listDeliveries,
+  replayDelivery,
+  sendTestWebhook,
+  WebhookRuleError,
+  webhookUrlProblem,
+} from '@devplat/webhooks';
+import { type Actor, audit } from './audit.ts';
+import { knownFields, refuse, requiredText, stringList } from './rules.ts';
+
+export interface AppView {
+  client_id: string;
+  name: string;
+  environment: App['environment'];
+  status: App['status'];
+  scopes: string[];
+  redirect_uris: string[];
+  webhook_url: string | null;
+  webhook_signing_secret: string | null;
+  secrets: { secret_id: string; created_at: string; status: ClientSecret['status']; revoked_at: string | null }[];
+  created_at: string;
+}
+
+type AppWithSecrets = App & { secrets: ClientSecret[] };
+
+export const appView = (app: AppWithSecrets): AppView => ({
+  client_id: app.clientId,
+  name: app.name,
+  environment: app.environment,
+  status: app.status,
+  scopes: app.scopes,
+  redirect_uris: app.redirectUris,
+  webhook_url: app.webhookUrl,
+  webhook_signing_secret: app.webhookSigningSecret,
+  secrets: app.secrets
+    .toSorted((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    .map((secret) => ({
+      secret_id: secret.id,
+      created_at: secret.createdAt.toISOString(),
+      status: secret.status,
+      revoked_at: secret.revokedAt?.toISOString() ?? null,
+    })),
+  created_at: app.createdAt.toISOString(),
+});
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const notFound = (what: string): never => {
+  throw new ProblemError('NOT_FOUND', `${what} does not exist or is not yours.`);
+};
+
+/** Turns the registry's and the webhooks' refusals into the console's answers. */
+async function ruled<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppRuleError) throw new ProblemError('SECRET_LIMIT', error.message);
+    if (error instanceof WebhookRuleError) throw new ProblemError(error.rule, error.message);
+    throw error;
+  }
+}
+
+export function developerApps(prisma: PrismaClient, directory: AppDirectory, webhooks: WebhookSettings) {
+  const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
+    const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
+    return app && app.accountId === accountId ? app : notFound(`The app ${clientId}`);
+  };
+  const active = async (accountId: string, clientId: string) => {
+    const app = await find(accountId, clientId);
+    if (app.status !== 'active') throw new ProblemError('APP_DISABLED', `The app ${clientId} is disabled.`);
+    return app;
+  };
+
+  return {
+    find,
+
+    list: (accountId: string) =>
+      prisma.app.findMany({ where: { accountId }, include: { secrets: true }, orderBy: { createdAt: 'asc' } }),
+
+    async create(actor: Actor, input: unknown): Promise<{ app: AppWithSecrets; clientSecret: string }> {
+      const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
+      const name = requiredText(body.name, 'name', 100);
+      const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
+      const problem = redirectUrisProblem(redirectUris);
+      if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+      const scopes = stringList(body.scopes, 'scopes');
+      if (scopes.length === 0) refuse(`scopes must name at least one of: ${Object.keys(scopeCatalogue).join(', ')}.`);
+      if (new Set(scopes).size !== scopes.length) refuse('scopes must not repeat.');
+      const unknownScope = scopes.find((scope) => !Object.hasOwn(scopeCatalogue, scope));
+      if (unknownScope !== undefined) {
+        refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${Object.keys(scopeCatalogue).join(', ')}.`);
+      }
+      let webhookUrl: string | null = null;
+      if (body.webhook_url !== undefined && body.webhook_url !== null && body.webhook_url !== '') {
+        if (typeof body.webhook_url !== 'string') refuse('webhook_url must be a string.');
+        const urlProblem = webhookUrlProblem(body.webhook_url, webhooks);
+        if (urlProblem) refuse(`webhook_url ${urlProblem}.`);
+        webhookUrl = body.webhook_url;
+      }
+      const { app, clientSecret } = await createApp(prisma, {
+        accountId: actor.accountId,
+        name,
+        redirectUris,
+        scopes,
+        webhookUrl,
+      });
+      await audit(prisma, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId });
+      return { app: await find(actor.accountId, app.clientId), clientSecret };
+    },
+
+    async rotateSecret(actor: Actor, clientId: string) {
+      const app = await active(actor.accountId, clientId);
+      const created = await ruled(() => addSecret(prisma, directory, app.id));
+      await audit(
+        prisma,
+        actor,
+        'secret.create',
+        { type: 'client_secret', id: created.secretId },
+        { client_id: clientId },
+      );
+      return created;
+    },
+
+    async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
+      const app = await find(actor.accountId, clientId);
+      const secret = uuidPattern.test(secretId)
+        ? app.secrets.find((candidate) => candidate.id === secretId)
+        : undefined;
+      if (!secret) notFound(`The secret ${secretId}`);
+      if (await revokeSecret(prisma, directory, app.id, secretId)) {
+        await audit(prisma, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId });
+      }
+    },
+
+    async disable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
+      const app = await find(actor.accountId, clientId);
+      if (app.status === 'active') {
+        await disableApp(prisma, directory, app.id);
+        await audit(prisma, actor, 'app.disable', { type: 'app', id: app.id }, { client_id: clientId });
+      }
+      return find(actor.accountId, clientId);
+    },
+
+    async sendTestWebhook(actor: Actor, clientId: string) {
+      const app = await active(actor.accountId, clientId);
+      const sent = await ruled(() => sendTestWebhook(prisma, app.id));
+      await audit(
+        prisma,
+        actor,
+        'webhook.test',
+        { type: 'webhook_delivery', id: sent.deliveryId },
+        { client_id: clientId },
+      );
+      return sent;
+    },
+
+    async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {
+      const app = await find(accountId, clientId);
+      if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
+        refuse('status must be one of pending, succeeded, failed.');
+      }
+      return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
+    },
+
+    async replay(actor: Actor, deliveryId: string) {
+      if (!uuidPattern.test(deliveryId)) notFound(`The delivery ${deliveryId}`);
+      const replayed = await ruled(() => replayDelivery(prisma, deliveryId, actor));
+      return replayed ?? notFound(`The delivery ${deliveryId}`);
+    },
+  };
+}
+export type DeveloperApps = ReturnType<typeof developerApps>;

@@ -1,0 +1,49 @@
+// Synthetic sandbox players a developer creates to sign in on the player client. They are never
+// real players: no balance, no location, only a username, a password and an optional name.
+import type { PrismaClient, SandboxPlayer } from '@devplat/db';
+import { ProblemError } from '@devplat/http';
+import { hashPassword } from '@devplat/passwords';
+import { type Actor, audit } from './audit.ts';
+import { knownFields, optionalText, password, username } from './rules.ts';
+
+export interface PlayerView {
+  id: string;
+  username: string;
+  display_name: string | null;
+  status: SandboxPlayer['status'];
+  created_at: string;
+}
+
+export const playerView = (player: SandboxPlayer): PlayerView => ({
+  id: player.id,
+  username: player.username,
+  display_name: player.displayName,
+  status: player.status,
+  created_at: player.createdAt.toISOString(),
+});
+
+export function sandboxPlayers(prisma: PrismaClient) {
+  return {
+    list: (accountId: string) => prisma.sandboxPlayer.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } }),
+
+    async create(actor: Actor, input: unknown): Promise<SandboxPlayer> {
+      const body = knownFields(input, ['username', 'password', 'display_name']);
+      const name = username(body.username);
+      const secret = password(body.password, 8);
+      const displayName = optionalText(body.display_name, 'display_name', 64);
+      let player: SandboxPlayer;
+      try {
+        player = await prisma.sandboxPlayer.create({
+          data: { accountId: actor.accountId, username: name, passwordHash: await hashPassword(secret), displayName },
+        });
+      } catch (error) {
+        if ((error as { code?: string })?.code === 'P2002') {
+          throw new ProblemError('USERNAME_TAKEN', `The username ${name} is taken. Choose another.`);
+        }
+        throw error;
+      }
+      await audit(prisma, actor, 'player.create', { type: 'sandbox_player', id: player.id });
+      return player;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// The console's input rules, shared by the JSON API and the web forms. Each check answers why a
+// value is refused, in words a developer can act on (400 INVALID_REQUEST).
+import { ProblemError } from '@devplat/http';
+
+/** A refusal of the developer's input: 400 INVALID_REQUEST with the reason. */
+export function refuse(reason: string): never {
+  throw new ProblemError('INVALID_REQUEST', reason);
+}
+
+const controlCharacters = /\p{Cc}/u;
+
+export function requiredText(value: unknown, field: string, max: number): string {
+  if (typeof value !== 'string') refuse(`${field} is required and must be a string.`);
+  const text = value.trim();
+  if (text === '') refuse(`${field} must not be empty.`);
+  if (text.length > max) refuse(`${field} may be at most ${max} characters.`);
+  if (controlCharacters.test(text)) refuse(`${field} must not contain control characters.`);
+  return text;
+}
+
+export function optionalText(value: unknown, field: string, max: number): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  return requiredText(value, field, max);
+}
+
+export function email(value: unknown): string {
+  const text = requiredText(value, 'email', 254).toLowerCase();
+  if (!/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text)) refuse('email must be an e-mail address.');
+  return text;
+}
+
+export function password(value: unknown, min: number): string {
+  if (typeof value !== 'string') refuse('password is required and must be a string.');
+  if (value.length < min) refuse(`password must be at least ${min} characters.`);
+  if (value.length > 128) refuse('password may be at most 128 characters.');
+  return value;
+}
+
+export function username(value: unknown): string {
+  const text = requiredText(value, 'username', 32);
+  if (!/^[a-z0-9][a-z0-9_.-]{2,31}$/.test(text)) {
+    refuse('username must be 3 to 32 characters: lower-case letters, digits, and _ . - (not first).');
+  }
+  return text;
+}
+
+export function stringList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
+    refuse(`${field} must be an array of strings.`);
+  }
+  return value as string[];
+}
+
+/** The object a JSON body must be, with no member the operation does not know. */
+export function knownFields(body: unknown, allowed: readonly string[]): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) refuse('The body must be a JSON object.');
+  const unknown = Object.keys(body).find((name) => !allowed.includes(name));
+  if (unknown !== undefined) refuse(`Unknown field ${JSON.stringify(unknown)}. Allowed: ${allowed.join(', ')}.`);
+  return body as Record<string, unknown>;
+}

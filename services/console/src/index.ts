@@ -1,0 +1,1 @@
+export { buildConsoleApp, type ConsoleDependencies, consoleEnabled } from './app.ts';

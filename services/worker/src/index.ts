@@ -1,0 +1,1 @@
+export { startWebhookWorker, type WebhookWorker, type WebhookWorkerDeps } from './worker.ts';

@@ -1,0 +1,140 @@
+// The webhook worker: every pollMs it turns new outbox events into deliveries, claims the due ones
+// and sends them, a few at a time. It survives PostgreSQL going away (the pass fails, is logged
+// once, and is tried again next tick) and idles while webhooks are switched off.
+import type { Config } from '@devplat/config';
+import type { PrismaClient } from '@devplat/db';
+import type { Logger } from '@devplat/http';
+import { recordOutcome, sendClaimed } from './attempts.ts';
+import { type ClaimedDelivery, claimDueDeliveries } from './claims.ts';
+import { enqueueOutboxEvents, outboxBatchSize } from './outbox.ts';
+
+export interface WebhookWorkerDeps {
+  config: Config;
+  prisma: PrismaClient;
+  logger: Logger;
+}
+
+export interface WebhookWorker {
+  /** Stops polling and waits for the attempts in flight to finish or be abandoned. */
+  stop(): Promise<void>;
+}
+
+/** Attempts in flight at once, per worker. */
+const maxParallel = 8;
+/** Beyond the attempt's own time limit, how long a claim lasts: time to record the outcome. */
+const leaseMarginMs = 5_000;
+/** How long stop() lets attempts in flight finish before abandoning them (their claims are released). */
+const shutdownGraceMs = 5_000;
+
+/** For logs: what failed, without a stack or anything a query carried. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  const code = (error as { code?: unknown }).code;
+  const firstLine = error.message.split('\n').find((line) => line.trim() !== '') ?? '';
+  return `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${firstLine.trim().slice(0, 200)}`;
+}
+
+export function startWebhookWorker({ config, prisma, logger }: WebhookWorkerDeps): WebhookWorker {
+  const settings = config.webhooks;
+  // The contract: webhooks are sandbox only, under the platform switch.
+  const enabled = config.platformEnabled && config.environment !== 'production';
+  const inFlight = new Set<Promise<void>>();
+  const abandon = new AbortController();
+  let stopping = false;
+  let failing = false;
+  /** The last claim took every free slot: more may be due as soon as one frees up. */
+  let backlog = false;
+  let wake: (() => void) | null = null;
+
+  const attempt = async (delivery: ClaimedDelivery) => {
+    const outcome = await sendClaimed(delivery, settings, abandon.signal);
+    const log = { delivery_id: delivery.id, event_id: delivery.eventId, attempt: delivery.attempts + 1 };
+    if (outcome.result === 'failed') logger.info({ ...log, error: outcome.error }, 'webhook attempt failed');
+    else logger.debug({ ...log, result: outcome.result }, 'webhook attempt');
+    try {
+      await recordOutcome(prisma, delivery, outcome, settings);
+    } catch (error) {
+      // The claim expires and another pass sends again: at least once.
+      logger.warn({ ...log, error: describe(error) }, 'could not record a webhook attempt; it will be retried');
+    }
+  };
+
+  const track = (delivery: ClaimedDelivery) => {
+    const running: Promise<void> = attempt(delivery).finally(() => {
+      inFlight.delete(running);
+      if (backlog) wake?.();
+    });
+    inFlight.add(running);
+  };
+
+  /** One pass; resolves with whether to run the next one at once rather than after pollMs. */
+  const pass = async (): Promise<boolean> => {
+    const enqueued = await enqueueOutboxEvents(prisma);
+    const free = maxParallel - inFlight.size;
+    const claimed =
+      free > 0 && !stopping ? await claimDueDeliveries(prisma, free, settings.timeoutMs + leaseMarginMs) : [];
+    backlog = free > 0 && claimed.length === free;
+    for (const delivery of claimed) track(delivery);
+    return enqueued === outboxBatchSize;
+  };
+
+  const passSafely = async (): Promise<boolean> => {
+    try {
+      const again = await pass();
+      if (failing) logger.info('webhook worker: the database answers again');
+      failing = false;
+      return again;
+    } catch (error) {
+      if (!failing)
+        logger.error({ error: describe(error) }, 'webhook worker pass failed; retrying every poll interval');
+      failing = true;
+      return false;
+    }
+  };
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const run = async () => {
+    if (!enabled) {
+      logger.info('consent webhooks are switched off here (platform off or production): the worker idles');
+      while (!stopping) await pause(60_000);
+      return;
+    }
+    logger.info(
+      { poll_ms: settings.pollMs, timeout_ms: settings.timeoutMs, max_attempts: settings.maxAttempts },
+      'webhook worker started',
+    );
+    while (!stopping) {
+      const again = await passSafely();
+      if (!stopping) await pause(again ? 0 : settings.pollMs);
+    }
+  };
+
+  const running = run();
+  let stopped: Promise<void> | null = null;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        wake?.();
+        await running;
+        const settled = Promise.allSettled(inFlight);
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([settled, new Promise((resolve) => (grace = setTimeout(resolve, shutdownGraceMs)))]);
+        clearTimeout(grace);
+        abandon.abort();
+        await settled;
+      })();
+      return stopped;
+    },
+  };
+}

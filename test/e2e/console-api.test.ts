@@ -1,0 +1,378 @@
+// The developer console's JSON API against the running platform: every endpoint, its refusals,
+// and that what it changes reaches the public API (a revoked secret, a disabled app).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '@devplat/config';
+import { buildConsoleApp } from '@devplat/console';
+import { createLogger, listen } from '@devplat/http';
+import { memoryStore } from '@devplat/kv';
+import { hashPassword } from '@devplat/passwords';
+import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
+import { productionEnv } from '@devplat/test/env';
+import { assertProblem, call } from '@devplat/test/http';
+import { basicAuth } from '@devplat/test/oauth';
+import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+
+let platform: TestPlatform;
+let developer: Developer;
+const newApp = {
+  name: 'Weather Guide',
+  redirect_uris: ['https://app.example.test/callback', 'http://127.0.0.1:8976/callback'],
+  scopes: ['city.public.read', 'profile.basic.read'],
+};
+
+before(async () => {
+  platform = await startTestPlatform();
+  developer = await registerDeveloper(platform.console);
+});
+after(() => platform?.close());
+
+const api = (method: string, path: string, options: Parameters<typeof consoleCall>[3] = {}) =>
+  consoleCall(platform.console, method, path, { token: developer.token, ...options });
+
+function tokenRequest(clientId: string, clientSecret: string) {
+  return fetch(`${platform.base}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(clientId, clientSecret),
+    },
+    body: 'grant_type=client_credentials',
+  });
+}
+
+async function appToken(clientId: string, clientSecret: string): Promise<string> {
+  const response = await tokenRequest(clientId, clientSecret);
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+const cities = (token: string) =>
+  call(platform.base, '/cities?limit=100', { headers: { authorization: `Bearer ${token}` } });
+
+describe('accounts and sessions', () => {
+  test('registration makes a full account; the e-mail is unique', async () => {
+    const email = `new-${Date.now()}@example.test`;
+    const created = await consoleCall(platform.console, 'POST', '/accounts', {
+      body: { email, password: 'correct horse battery', display_name: 'Ada' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(Object.keys(created.json).sort(), ['display_name', 'email', 'id', 'kind']);
+    assert.equal(created.json.kind, 'full');
+    assert.equal(created.json.email, email);
+    const again = await consoleCall(platform.console, 'POST', '/accounts', {
+      body: { email: email.toUpperCase(), password: 'another long password', display_name: 'Ada' },
+    });
+    assertProblem(again, 409, 'EMAIL_TAKEN');
+    const row = await platform.platform.database.prisma.account.findUniqueOrThrow({ where: { email } });
+    assert.match(row.passwordHash, /^scrypt\$/, 'stored as a memory-hard hash');
+  });
+
+  test('bad registrations are refused with the reason', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ email: 'not-an-email', password: 'long enough password', display_name: 'A' }, /e-mail/],
+      [{ email: 'a@example.test', password: 'short', display_name: 'A' }, /at least 12/],
+      [{ email: 'a@example.test', password: 'long enough password' }, /display_name/],
+      [
+        { email: 'a@example.test', password: 'long enough password', display_name: 'A', kind: 'full' },
+        /Unknown field "kind"/,
+      ],
+      [['not', 'an', 'object'], /JSON object/],
+    ];
+    for (const [body, reason] of cases) {
+      const answer = await consoleCall(platform.console, 'POST', '/accounts', { body });
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.match(answer.json.detail, reason);
+    }
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/accounts', { body: '{"email":' }),
+      400,
+      'MALFORMED_REQUEST',
+    );
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/accounts', {
+        body: 'email=a@example.test',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/accounts', { body: { email: 'x'.repeat(20_000) } }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    );
+  });
+
+  test('sign-in: a wrong password is 401, a guest account 403 with a clear message, a suspended one 403', async () => {
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/sessions', {
+        body: { email: developer.email, password: 'wrong password!' },
+      }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/sessions', {
+        body: { email: 'nobody@example.test', password: 'whatever it is' },
+      }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
+    const prisma = platform.platform.database.prisma;
+    const passwordHash = await hashPassword('guest password 123');
+    const guest = await prisma.account.create({
+      data: { email: `guest-${Date.now()}@example.test`, passwordHash, displayName: 'Guest', kind: 'guest' },
+    });
+    const refused = await consoleCall(platform.console, 'POST', '/sessions', {
+      body: { email: guest.email, password: 'guest password 123' },
+    });
+    assertProblem(refused, 403, 'GUEST_ACCOUNT');
+    assert.match(refused.json.detail, /Guest accounts cannot use the developer console/);
+    const suspended = await prisma.account.create({
+      data: {
+        email: `suspended-${Date.now()}@example.test`,
+        passwordHash,
+        displayName: 'S',
+        kind: 'full',
+        status: 'suspended',
+      },
+    });
+    assertProblem(
+      await consoleCall(platform.console, 'POST', '/sessions', {
+        body: { email: suspended.email, password: 'guest password 123' },
+      }),
+      403,
+      'ACCOUNT_SUSPENDED',
+    );
+  });
+
+  test('without a valid token every operation is 401 NOT_SIGNED_IN; sign-out ends the token', async () => {
+    for (const token of [undefined, 'garbage', `dps_${'a'.repeat(43)}`]) {
+      const answer = await consoleCall(platform.console, 'GET', '/apps', token ? { token } : {});
+      assertProblem(answer, 401, 'NOT_SIGNED_IN');
+      assert.match(answer.headers.get('www-authenticate') ?? '', /^Bearer /);
+    }
+    const other = await registerDeveloper(platform.console);
+    const me = await consoleCall(platform.console, 'GET', '/account', { token: other.token });
+    assert.equal(me.status, 200);
+    assert.equal(me.json.email, other.email);
+    assert.equal(
+      (await consoleCall(platform.console, 'DELETE', '/sessions/current', { token: other.token })).status,
+      204,
+    );
+    assertProblem(await consoleCall(platform.console, 'GET', '/account', { token: other.token }), 401, 'NOT_SIGNED_IN');
+  });
+
+  test('wrong methods are 405 with Allow, unknown paths 404, both as Problems', async () => {
+    const answer = await api('PUT', '/apps');
+    assertProblem(answer, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST');
+    assertProblem(await api('GET', '/nothing-here'), 404, 'NOT_FOUND');
+  });
+});
+
+describe('apps and secrets', () => {
+  test('create shows the secret once; list and view never show it; the secret gets tokens', async () => {
+    const created = await api('POST', '/apps', {
+      body: { ...newApp, webhook_url: 'https://hooks.example.test/consent' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const { app, client_secret: secret } = created.json;
+    assert.match(app.client_id, /^svc_[a-z2-7]{26}$/);
+    assert.equal(app.environment, 'sandbox');
+    assert.equal(app.status, 'active');
+    assert.deepEqual(app.scopes, newApp.scopes);
+    assert.deepEqual(app.redirect_uris, newApp.redirect_uris);
+    assert.equal(app.webhook_url, 'https://hooks.example.test/consent');
+    assert.match(app.webhook_signing_secret, /^whsec_[A-Za-z0-9+/=]{32}$/);
+    assert.equal(app.secrets.length, 1);
+    const view = await api('GET', `/apps/${app.client_id}`);
+    assert.deepEqual(view.json, app);
+    const list = await api('GET', '/apps');
+    assert.ok(list.json.data.some((listed: { client_id: string }) => listed.client_id === app.client_id));
+    assert.ok(!view.text.includes(secret) && !list.text.includes(secret), 'the secret is shown only once');
+    await appToken(app.client_id, secret);
+  });
+
+  test('refusals: sixth redirect URI, bad URI forms, unknown scope, bad webhook URL', async () => {
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [
+        { redirect_uris: Array.from({ length: 6 }, (_, i) => `https://app.example.test/${i}`) },
+        /At most 5 redirect URIs/,
+      ],
+      [{ redirect_uris: ['http://app.example.test/callback'] }, /http only on 127\.0\.0\.1/],
+      [{ redirect_uris: ['https://app.example.test/callback#fragment'] }, /fragment/],
+      [{ redirect_uris: ['https://user:pw@app.example.test/callback'] }, /credentials/],
+      [{ redirect_uris: ['https://*.example.test/callback'] }, /wildcard|absolute/],
+      [{ redirect_uris: ['/callback'] }, /absolute/],
+      [{ redirect_uris: 'https://app.example.test/callback' }, /array/],
+      [{ scopes: ['city.public.read', 'payments.write'] }, /Unknown scope "payments.write"/],
+      [{ scopes: [] }, /at least one/],
+      [{ webhook_url: 'http://hooks.example.test/consent' }, /webhook_url/],
+      [{ webhook_url: 'https://10.0.0.8/consent' }, /webhook_url/],
+      [{ name: '' }, /name/],
+      [{ client_secret: 'mine' }, /Unknown field/],
+    ];
+    for (const [change, reason] of refusals) {
+      const answer = await api('POST', '/apps', { body: { ...newApp, ...change } });
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.match(answer.json.detail, reason, JSON.stringify(change));
+    }
+  });
+
+  test("another developer's app is not found, and cannot be changed", async () => {
+    const { json } = await api('POST', '/apps', { body: newApp });
+    const other = await registerDeveloper(platform.console);
+    const as = (method: string, path: string) => consoleCall(platform.console, method, path, { token: other.token });
+    const clientId = json.app.client_id;
+    assertProblem(await as('GET', `/apps/${clientId}`), 404, 'NOT_FOUND');
+    assertProblem(await as('POST', `/apps/${clientId}/secrets`), 404, 'NOT_FOUND');
+    assertProblem(await as('DELETE', `/apps/${clientId}/secrets/${json.app.secrets[0].secret_id}`), 404, 'NOT_FOUND');
+    assertProblem(await as('POST', `/apps/${clientId}/disable`), 404, 'NOT_FOUND');
+    assertProblem(await as('GET', `/apps/${clientId}/deliveries`), 404, 'NOT_FOUND');
+    assert.deepEqual((await as('GET', '/apps')).json, { data: [] });
+    assert.equal((await api('GET', `/apps/${clientId}`)).json.status, 'active');
+  });
+
+  test('rotation: both secrets work until the old one is revoked; its tokens then stop on their next use', async () => {
+    const { json } = await api('POST', '/apps', { body: newApp });
+    const clientId = json.app.client_id;
+    const oldSecret = json.client_secret;
+    const oldToken = await appToken(clientId, oldSecret);
+    const rotated = await api('POST', `/apps/${clientId}/secrets`);
+    assert.equal(rotated.status, 201, rotated.text);
+    assert.deepEqual(Object.keys(rotated.json).sort(), ['client_secret', 'secret_id']);
+    const newToken = await appToken(clientId, rotated.json.client_secret);
+    await appToken(clientId, oldSecret);
+    assertProblem(await api('POST', `/apps/${clientId}/secrets`), 409, 'SECRET_LIMIT');
+
+    assert.equal((await api('DELETE', `/apps/${clientId}/secrets/${json.app.secrets[0].secret_id}`)).status, 204);
+    const refused = await tokenRequest(clientId, oldSecret);
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { error: string }).error, 'invalid_client');
+    assertProblem(await cities(oldToken), 401, 'INVALID_TOKEN');
+    assert.equal((await cities(newToken)).status, 200);
+    const secrets = (await api('GET', `/apps/${clientId}`)).json.secrets;
+    assert.deepEqual(
+      secrets.map((secret: { status: string }) => secret.status),
+      ['revoked', 'active'],
+    );
+    assert.equal(
+      (await api('DELETE', `/apps/${clientId}/secrets/${json.app.secrets[0].secret_id}`)).status,
+      204,
+      'idempotent',
+    );
+    assertProblem(await api('DELETE', `/apps/${clientId}/secrets/not-a-secret`), 404, 'NOT_FOUND');
+  });
+
+  test('disabling an app stops its tokens on their next use and refuses new ones', async () => {
+    const { json } = await api('POST', '/apps', { body: newApp });
+    const clientId = json.app.client_id;
+    const token = await appToken(clientId, json.client_secret);
+    const disabled = await api('POST', `/apps/${clientId}/disable`);
+    assert.equal(disabled.status, 200);
+    assert.equal(disabled.json.status, 'disabled');
+    assertProblem(await cities(token), 401, 'INVALID_TOKEN');
+    assert.equal((await tokenRequest(clientId, json.client_secret)).status, 401);
+    assertProblem(await api('POST', `/apps/${clientId}/secrets`), 409, 'APP_DISABLED');
+    const audit = await platform.platform.database.prisma.auditRecord.findMany({
+      where: { actorId: developer.id, action: 'app.disable' },
+    });
+    assert.equal(audit.length, 1);
+  });
+});
+
+describe('sandbox players', () => {
+  test('created players can sign in on the player client; usernames are unique', async () => {
+    const username = `tester-${Date.now()}`;
+    const created = await api('POST', '/sandbox-players', {
+      body: { username, password: 'player password', display_name: 'Tess' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(Object.keys(created.json).sort(), ['created_at', 'display_name', 'id', 'status', 'username']);
+    assert.equal(created.json.display_name, 'Tess');
+    const nameless = await api('POST', '/sandbox-players', {
+      body: { username: `${username}-2`, password: 'player password' },
+    });
+    assert.equal(nameless.json.display_name, null);
+    assertProblem(
+      await api('POST', '/sandbox-players', { body: { username, password: 'player password' } }),
+      409,
+      'USERNAME_TAKEN',
+    );
+    assertProblem(
+      await api('POST', '/sandbox-players', { body: { username: 'A!', password: 'player password' } }),
+      400,
+      'INVALID_REQUEST',
+    );
+    assertProblem(
+      await api('POST', '/sandbox-players', {
+        body: { username: `${username}-3`, password: 'player password', balance: 100 },
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
+    const list = await api('GET', '/sandbox-players');
+    assert.deepEqual(
+      list.json.data
+        .map((player: { username: string }) => player.username)
+        .filter((name: string) => name.startsWith(username)),
+      [username, `${username}-2`],
+    );
+  });
+});
+
+describe('webhook tools', () => {
+  test("a test webhook needs a webhook URL; deliveries and replays are the owner's only", async () => {
+    const bare = await api('POST', '/apps', { body: newApp });
+    assertProblem(await api('POST', `/apps/${bare.json.app.client_id}/webhooks/test`), 409, 'NO_WEBHOOK_URL');
+    const hooked = await api('POST', '/apps', { body: { ...newApp, webhook_url: 'https://hooks.example.test/x' } });
+    const clientId = hooked.json.app.client_id;
+    const sent = await api('POST', `/apps/${clientId}/webhooks/test`);
+    assert.equal(sent.status, 202, sent.text);
+    const all = await api('GET', `/apps/${clientId}/deliveries`);
+    const delivery = all.json.data.find((d: { delivery_id: string }) => d.delivery_id === sent.json.delivery_id);
+    assert.equal(delivery.event_type, 'consent.granted');
+    assert.equal(delivery.test, true);
+    assert.deepEqual(
+      (await api('GET', `/apps/${clientId}/deliveries?status=succeeded`)).json.data.filter(
+        (d: { delivery_id: string }) => d.delivery_id === sent.json.delivery_id,
+      ),
+      [],
+    );
+    assertProblem(await api('GET', `/apps/${clientId}/deliveries?status=lost`), 400, 'INVALID_REQUEST');
+    assertProblem(await api('GET', `/apps/${clientId}/deliveries?page=2`), 400, 'INVALID_REQUEST');
+    const other = await registerDeveloper(platform.console);
+    assertProblem(
+      await consoleCall(platform.console, 'POST', `/deliveries/${sent.json.delivery_id}/replay`, {
+        token: other.token,
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    assertProblem(await api('POST', '/deliveries/not-a-delivery/replay'), 404, 'NOT_FOUND');
+  });
+});
+
+test('the console is switched off in production and while the platform is off', async () => {
+  for (const env of [{ DEVELOPER_PLATFORM_ENABLED: 'off' }, productionEnv]) {
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+    const app = buildConsoleApp({
+      config,
+      prisma: platform.platform.database.prisma,
+      store: memoryStore(),
+      logger: createLogger('silent', 'console'),
+    });
+    const server = await listen(app.callback(), '127.0.0.1', 0);
+    try {
+      assertProblem(await consoleCall(server.origin, 'POST', '/accounts', { body: {} }), 503, 'FEATURE_DISABLED');
+      assertProblem(await consoleCall(server.origin, 'GET', '/apps'), 503, 'FEATURE_DISABLED');
+      const page = await fetch(`${server.origin}/signin`);
+      assert.equal(page.status, 503);
+      assert.match(await page.text(), /sandbox only and is switched off/);
+    } finally {
+      await server.close();
+    }
+  }
+});

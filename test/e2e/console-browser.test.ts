@@ -1,0 +1,186 @@
+// The developer console's web UI in Chromium: register, create a sandbox app (its secret shown
+// once), rotate and revoke secrets, create a sandbox player, send a test webhook, disable the app,
+// and then run the consent flow with the app and player made in the console up to a GET /me.
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { hashPassword } from '@devplat/passwords';
+import { launchChromium, startAppServer } from '@devplat/test/browser';
+import { authorizationRequest, redeemCode } from '@devplat/test/connected-apps';
+import { call } from '@devplat/test/http';
+import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import type { Browser, Page } from 'playwright-core';
+
+let platform: TestPlatform;
+let browser: Browser;
+let appServer: Server;
+let callback: string;
+
+before(async () => {
+  platform = await startTestPlatform();
+  ({ server: appServer, callback } = await startAppServer());
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  appServer?.close();
+  await platform?.close();
+});
+
+async function register(page: Page, email: string) {
+  await page.goto(`${platform.console}/register`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Display name').fill('Grace Hopper');
+  await page.getByLabel('Password').fill('a long enough password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { name: 'Your sandbox apps' }).waitFor();
+}
+
+describe('the developer console in Chromium', () => {
+  test('from registration to a first GET /me with an app and a player made in the console', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await register(page, `console-${Date.now()}@example.test`);
+    const cookie = (await context.cookies(platform.console)).find((c) => c.name === 'console_session');
+    assert.ok(cookie?.httpOnly, 'the session cookie is HttpOnly');
+    assert.equal(cookie?.sameSite, 'Strict');
+
+    await page.getByRole('link', { name: 'Create app' }).click();
+    await page.getByLabel('Name').fill('Console App');
+    await page.getByLabel('Redirect URIs').fill(callback);
+    await page.getByLabel('city.public.read').check();
+    await page.getByLabel('profile.basic.read').check();
+    await page.getByLabel('Webhook URL').fill('https://hooks.example.test/consent');
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const secretBox = page.getByRole('region', { name: 'New client secret' });
+    await secretBox.waitFor();
+    // biome-ignore lint/performance/useDomNodeTextContent: what the developer reads
+    assert.match(await secretBox.innerText(), /shown only once/);
+    const clientSecret = (await page.getByTestId('client-secret').textContent()) ?? '';
+    const clientId = (await page.getByTestId('client-id').textContent()) ?? '';
+    assert.match(clientSecret, /^svs_/);
+    assert.match(clientId, /^svc_[a-z2-7]{26}$/);
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/console-app.png`, fullPage: true });
+
+    // The secret is not on the page any more once it is left.
+    await page.goto(`${platform.console}/apps/${clientId}`);
+    assert.ok(!(await page.content()).includes(clientSecret));
+
+    // Rotation: a second secret shown once, then the first one revoked.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await secretBox.waitFor();
+    const newSecret = (await page.getByTestId('client-secret').textContent()) ?? '';
+    assert.notEqual(newSecret, clientSecret);
+    await page
+      .getByRole('button', { name: /^Revoke secret/ })
+      .first()
+      .click();
+    await page.getByText('Revoked the secret.').waitFor();
+    assert.equal(await page.getByRole('button', { name: /^Revoke secret/ }).count(), 1);
+
+    await page.getByRole('button', { name: 'Send test webhook' }).click();
+    await page.getByText(/Queued a signed test webhook/).waitFor();
+
+    // A sandbox player to sign in with.
+    await page.getByRole('link', { name: 'Sandbox players' }).click();
+    await page.getByLabel('Username').fill(`tess-${Date.now()}`);
+    const username = await page.getByLabel('Username').inputValue();
+    await page.getByLabel('Password').fill('player password');
+    await page.getByLabel('Display name').fill('Tess Tester');
+    await page.getByRole('button', { name: 'Create player' }).click();
+    await page.getByText(`Created the sandbox player ${username}.`).waitFor();
+    await page.getByRole('cell', { name: 'Tess Tester' }).waitFor();
+
+    // The app (acting as the developer's server) sends the player through the consent screen.
+    const { url, state, verifier } = await authorizationRequest(
+      platform.base,
+      clientId,
+      callback,
+      'profile.basic.read',
+    );
+    const player = await browser.newContext();
+    const playerPage = await player.newPage();
+    await playerPage.goto(url);
+    await playerPage.getByLabel('Username').fill(username);
+    await playerPage.getByLabel('Password').fill('player password');
+    await playerPage.getByRole('button', { name: 'Sign in' }).click();
+    await playerPage.getByRole('button', { name: 'Allow' }).click();
+    await playerPage.waitForURL((url) => url.href.startsWith(callback));
+    const app = { clientId, clientSecret: newSecret };
+    const tokens = await redeemCode(platform.base, app, new URL(playerPage.url()), callback, state, verifier);
+    const me = await call(platform.base, '/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    assert.equal(me.status, 200);
+    assert.equal(me.json.display_name, 'Tess Tester');
+    await player.close();
+
+    // Disabling the app stops the token on its next use.
+    await page.goto(`${platform.console}/apps/${clientId}`);
+    await page.getByRole('button', { name: 'Disable app' }).click();
+    await page.getByText('Disabled the app.').waitFor();
+    const refused = await call(platform.base, '/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    assert.equal(refused.status, 401);
+    await context.close();
+  });
+
+  test('a guest account is refused with a clear message; bad input is shown on the form', async () => {
+    const prisma = platform.platform.database.prisma;
+    const email = `guest-${Date.now()}@example.test`;
+    await prisma.account.create({
+      data: { email, passwordHash: await hashPassword('guest password 1'), displayName: 'Guest', kind: 'guest' },
+    });
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${platform.console}/signin`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('guest password 1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(
+      (await page.getByRole('alert').textContent()) ?? '',
+      /Guest accounts cannot use the developer console/,
+    );
+    assert.equal((await context.cookies(platform.console)).filter((c) => c.name === 'console_session').length, 0);
+
+    await register(page, `form-${Date.now()}@example.test`);
+    await page.goto(`${platform.console}/apps/new`);
+    await page.getByLabel('Name').fill('Too Many');
+    await page
+      .getByLabel('Redirect URIs')
+      .fill(Array.from({ length: 6 }, (_, i) => `https://a.example.test/${i}`).join('\n'));
+    await page.getByLabel('city.public.read').check();
+    await page.getByRole('button', { name: 'Create app' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match((await page.getByRole('alert').textContent()) ?? '', /At most 5 redirect URIs/);
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Too Many', 'the form keeps what was typed');
+
+    // Signed in, but without the session's form token: refused, nothing made.
+    const forged = await page.request.post(`${platform.console}/apps`, {
+      form: { name: 'Forged', scopes: 'city.public.read' },
+      maxRedirects: 0,
+    });
+    assert.equal(forged.status(), 403);
+    assert.equal(await prisma.app.count({ where: { name: 'Forged' } }), 0);
+    await context.close();
+  });
+
+  test('forms need the CSRF token, and pages forbid framing', async () => {
+    const forged = await fetch(`${platform.console}/apps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'console_session=dps_x' },
+      body: 'name=Forged&scopes=city.public.read',
+      redirect: 'manual',
+    });
+    assert.equal(forged.status, 401);
+    const signIn = await fetch(`${platform.console}/signin`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=a%40example.test&password=whatever',
+    });
+    assert.equal(signIn.status, 403, 'a sign-in without the form token is refused');
+    for (const path of ['/signin', '/register', '/apps']) {
+      const response = await fetch(`${platform.console}${path}`, { redirect: 'manual' });
+      assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(response.headers.get('x-frame-options'), 'DENY');
+    }
+  });
+});
