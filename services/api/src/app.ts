@@ -18,6 +18,7 @@ import Koa from 'koa';
 import type { TokenVerifier } from './bearer.ts';
 import type { Integrations } from './capabilities.ts';
 import { cityRegistry } from './city-registry.ts';
+import { livenessCheck } from './liveness.ts';
 import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
 import { authenticate, getCities, getMe } from './routes/protected.ts';
 import type { StatusSource } from './status-source.ts';
@@ -52,8 +53,9 @@ export function buildApiApp({
   operation(router, 'GET', '/status', getStatus(config, statusSource));
   if (tokens) {
     const on = platformSwitch(config.platformEnabled);
-    operation(router, 'GET', '/cities', on, authenticate(query, tokens), getCities(cityRegistry(prisma)));
-    operation(router, 'GET', '/me', on, authenticate(query, tokens, { userTokensOnly: true }), getMe());
+    const liveness = livenessCheck(query);
+    operation(router, 'GET', '/cities', on, authenticate(liveness, tokens), getCities(cityRegistry(prisma)));
+    operation(router, 'GET', '/me', on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe());
   }
   featureDisabled(router, disabledAreas);
 

@@ -3,12 +3,11 @@
 // the query.
 import { wirePrefix } from '@devplat/config';
 import { apiVersion, limits } from '@devplat/contract';
-import type { Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import type { Middleware } from 'koa';
 import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts';
 import type { CityRegistry } from '../city-registry.ts';
-import { checkLiveness, type Liveness } from '../liveness.ts';
+import type { Liveness, LivenessCheck } from '../liveness.ts';
 
 interface Authenticated {
   token: AccessToken;
@@ -20,7 +19,7 @@ interface Authenticated {
  * anything else is checked), then checks liveness.
  */
 export function authenticate(
-  query: Query,
+  checkLiveness: LivenessCheck,
   verifier: TokenVerifier,
   options: { userTokensOnly?: boolean } = {},
 ): Middleware {
@@ -32,7 +31,7 @@ export function authenticate(
         `${ctx.method} ${ctx.path.slice(wirePrefix.length)} needs a user token (authorization_code or refresh_token grant).`,
       );
     }
-    const liveness = await checkLiveness(query, token);
+    const liveness = await checkLiveness(token);
     ctx.state.auth = { token, liveness } satisfies Authenticated;
     await next();
   };
