@@ -140,6 +140,10 @@ test('an endpoint that keeps failing ends in the failed list; an audited replay 
   assert.equal(audit.actorId, developer.id);
   assert.equal((audit.details as { new_delivery_id: string }).new_delivery_id, replayed.json.delivery_id);
 
+  const twice = await api('POST', `/deliveries/${failed.delivery_id}/replay`);
+  assert.equal(twice.status, 409, 'a failed delivery is replayed once');
+  assert.match(twice.json.detail, /replayed already/);
+
   const again = await api('POST', `/deliveries/${replayed.json.delivery_id}/replay`);
   assert.equal(again.status, 409, 'only a failed delivery can be replayed');
   assert.equal(again.json.code, 'DELIVERY_NOT_FAILED');

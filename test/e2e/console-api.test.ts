@@ -212,6 +212,7 @@ describe('apps and secrets', () => {
       [{ webhook_url: 'http://hooks.example.test/consent' }, /webhook_url/],
       [{ webhook_url: 'https://10.0.0.8/consent' }, /webhook_url/],
       [{ name: '' }, /name/],
+      [{ name: 'Acme\u202Eppa' }, /control or formatting characters/],
       [{ client_secret: 'mine' }, /Unknown field/],
     ];
     for (const [change, reason] of refusals) {

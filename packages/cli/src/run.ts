@@ -9,6 +9,7 @@ import type { Io } from './io.ts';
 import { createOutput } from './output.ts';
 import { parseCommandLine } from './parse.ts';
 import { activeSession, refusedSessionHints } from './session.ts';
+import { isLoopbackHttp } from './try-defaults.ts';
 import { version } from './version.ts';
 
 export const defaultConsoleUrl = 'http://127.0.0.1:8082';
@@ -23,6 +24,10 @@ export function consoleUrlFrom(given: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
     throw new UsageError(`--console-url must be an http(s) URL without query or credentials (got "${given}").`);
+  }
+  // The password at login and the session token on every call must not cross a network in clear.
+  if (url.protocol === 'http:' && !isLoopbackHttp(url.href)) {
+    throw new UsageError(`--console-url must use https unless the console is on this machine (got "${given}").`);
   }
   return url.href.replace(/\/+$/, '');
 }

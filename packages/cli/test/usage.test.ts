@@ -116,6 +116,10 @@ describe('usage errors exit 2 and print the usage of the command', () => {
     assertUsageError(await runCli(['completion', 'fish']), /<shell> must be one of bash, zsh/);
     assertUsageError(await runCli(['apps', 'create', '--name', 'x', '--scope', 'admin']), /--scope must be one of/);
     assertUsageError(await runCli(['whoami', '--console-url', 'not a url']), /--console-url must be a URL/);
+    assertUsageError(
+      await runCli(['whoami', '--console-url', 'http://console.example.test']),
+      /--console-url must use https unless the console is on this machine/,
+    );
   });
 
   test('with --json, the error is one Problem JSON on stderr and stdout stays empty', async () => {

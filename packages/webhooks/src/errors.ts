@@ -1,5 +1,5 @@
 /** Which rule refused; the names match the console's problem codes. */
-export type WebhookRule = 'NO_WEBHOOK_URL' | 'DELIVERY_NOT_FAILED' | 'NOT_FOUND';
+export type WebhookRule = 'NO_WEBHOOK_URL' | 'DELIVERY_NOT_FAILED' | 'APP_DISABLED' | 'NOT_FOUND';
 
 /** A refusal whose message is fit to show the developer as it is (the console answers it). */
 export class WebhookRuleError extends Error {

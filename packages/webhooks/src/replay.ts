@@ -22,6 +22,15 @@ export async function replayDelivery(
       include: { app: true, event: { select: { type: true } } },
     });
     if (!original || original.app.accountId !== actor.accountId) return null;
+    // Two replays of one delivery at once: the second waits here and then finds the first's replay.
+    await tx.$queryRaw`SELECT id FROM webhook_deliveries WHERE id = ${original.id}::uuid FOR UPDATE`;
+    const earlier = await tx.webhookDelivery.findFirst({ where: { replayOf: original.id }, select: { id: true } });
+    if (earlier) {
+      throw new WebhookRuleError('DELIVERY_NOT_FAILED', `This delivery was replayed already, as ${earlier.id}.`);
+    }
+    if (original.app.status !== 'active') {
+      throw new WebhookRuleError('APP_DISABLED', 'The app is disabled: its deliveries cannot be replayed.');
+    }
     if (original.status !== 'failed') {
       throw new WebhookRuleError(
         'DELIVERY_NOT_FAILED',
@@ -29,7 +38,7 @@ export async function replayDelivery(
       );
     }
     if (!original.app.webhookUrl) {
-      throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL: set one before replaying a delivery.');
+      throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL any more.');
     }
     const replay = await tx.webhookDelivery.create({
       data: {

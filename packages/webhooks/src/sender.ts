@@ -1,7 +1,8 @@
 // One delivery attempt: a signed POST over node:http(s), with a time limit for the whole attempt,
 // no redirects, and a lookup that refuses host names resolving to addresses a webhook may not
 // reach (checked on the addresses actually connected to, so DNS rebinding cannot slip past).
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -20,7 +21,37 @@ export interface WebhookMessage {
 export interface SendSettings {
   allowLoopbackHttp: boolean;
   timeoutMs: number;
+  /** How host names are resolved (tests stand in a resolver of their own). */
+  resolveHost?: HostResolver;
 }
+
+export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
+
+/**
+ * DNS through c-ares, not getaddrinfo: a name server that never answers then holds no thread of
+ * libuv's small pool (which password hashing needs), only a timer. `localhost` is answered here.
+ */
+export function dnsResolver(timeoutMs = 2_000): HostResolver {
+  const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
+  return async (hostname) => {
+    if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
+      return [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ];
+    }
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const addresses = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (addresses.length > 0) return addresses;
+    const failure = v4.status === 'rejected' ? (v4.reason as { code?: string }) : {};
+    throw Object.assign(new Error('host not found'), { code: failure.code === 'ETIMEOUT' ? 'EAI_AGAIN' : 'ENOTFOUND' });
+  };
+}
+
+const defaultResolver = dnsResolver();
 
 /** `error` is short and never carries the secret, the body or the receiver's answer. */
 export type AttemptOutcome =
@@ -36,24 +67,26 @@ const blockedAddressCode = 'EWEBHOOKADDRESS';
 
 const failed = (statusCode: number | null, error: string): AttemptOutcome => ({ result: 'failed', statusCode, error });
 
-function guardedLookup(allowLoopback: boolean): LookupFunction {
+function guardedLookup(allowLoopback: boolean, resolveHost: HostResolver): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      for (const { address } of addresses) {
-        const problem = addressProblem(address, { allowLoopback });
-        if (problem) {
-          const refusal = Object.assign(new Error(`refused: ${hostname} resolves to ${problem}`), {
-            code: blockedAddressCode,
-          });
-          return callback(refusal, '', 0);
+    resolveHost(hostname).then(
+      (addresses) => {
+        for (const { address } of addresses) {
+          const problem = addressProblem(address, { allowLoopback });
+          if (problem) {
+            const refusal = Object.assign(new Error(`refused: ${hostname} resolves to ${problem}`), {
+              code: blockedAddressCode,
+            });
+            return callback(refusal, '', 0);
+          }
         }
-      }
-      const [first] = addresses;
-      if (!first) return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
-      if (options.all) callback(null, addresses);
-      else callback(null, first.address, first.family);
-    });
+        const [first] = addresses;
+        if (!first) return callback(Object.assign(new Error('host not found'), { code: 'ENOTFOUND' }), '', 0);
+        if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (error: Error) => callback(error, '', 0),
+    );
   };
 }
 
@@ -109,7 +142,7 @@ export function sendWebhook(
     request = transport.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(message.body)) },
-      lookup: guardedLookup(settings.allowLoopbackHttp),
+      lookup: guardedLookup(settings.allowLoopbackHttp, settings.resolveHost ?? defaultResolver),
       agent: false,
     });
   } catch (error) {

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { hostname } from 'node:os';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import {
   answer,
@@ -187,23 +185,33 @@ describe('addresses a webhook may not reach', () => {
     assert.equal(receiver.received.length, 0);
   });
 
-  test('a host name that resolves to loopback is refused when connecting', async (t) => {
-    // localhost itself is refused by the URL rules already; the machine's own name (127.0.0.1 in
-    // /etc/hosts here) is a name only the lookup can judge.
-    const name = hostname();
-    const resolved = await lookup(name).catch(() => null);
-    if (!resolved || !['127.0.0.1', '::1'].includes(resolved.address)) {
-      t.skip(`${name} does not resolve to a loopback address on this machine`);
-      return;
+  test('a host name that resolves to a refused address is refused when connecting (DNS rebinding)', async () => {
+    // The name passes the URL rules; only its resolved addresses, checked at connection time, tell.
+    const resolvingTo =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const url = `https://hooks.example.test:${receiver.port}/hooks`;
+    for (const [addresses, kind] of [
+      [['127.0.0.1'], 'a loopback address'],
+      [['10.0.0.8'], 'a private address'],
+      [['169.254.169.254'], 'a link-local address'],
+      [['93.184.215.14', '::ffff:192.168.1.1'], 'a private address'],
+    ] as const) {
+      assert.deepEqual(await sendWebhook(message(url), { ...strict, resolveHost: resolvingTo(...addresses) }), {
+        result: 'failed',
+        statusCode: null,
+        error: `refused: hooks.example.test resolves to ${kind}`,
+      });
     }
-    const url = `https://${name}:${receiver.port}/hooks`;
-    assert.deepEqual(await sendWebhook(message(url), strict), {
+    assert.equal(receiver.received.length, 0);
+    // With the sandbox setting a name resolving to loopback is let through (plain http to the receiver).
+    const local = { allowLoopbackHttp: true, timeoutMs: 1000, resolveHost: resolvingTo('127.0.0.1') };
+    assert.deepEqual(await sendWebhook(message(`http://app.example.test:${receiver.port}/hooks`), local), {
       result: 'failed',
       statusCode: null,
-      error: `refused: ${name} resolves to a loopback address`,
+      error: 'the URL may use plain http only on a loopback host (127.0.0.1, [::1] or localhost)',
     });
-    assert.equal(receiver.received.length, 0);
-    // With the sandbox setting the same lookup lets it through (here: plain http to the receiver).
     assert.deepEqual(await sendWebhook(message(`http://localhost:${receiver.port}/hooks`), local), {
       result: 'delivered',
       statusCode: 204,

@@ -32,7 +32,7 @@ export function capabilities(config: Config, integrations: Integrations): Record
     oauth_token_revocation: oauth,
     city_registry: oauth && integrations.cityRegistry,
     player_profile: oauth && integrations.playerProfile,
-    consent_webhooks: on && integrations.consentWebhooks,
+    consent_webhooks: on && integrations.consentWebhooks && config.environment !== 'production',
     developer_console: on && integrations.developerConsole && config.environment !== 'production',
     platform_status: config.statusUrl !== null,
     production_credentials: false,

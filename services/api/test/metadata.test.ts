@@ -103,6 +103,7 @@ describe('GET /capabilities', () => {
     const onAnswer = await call(on.base, '/capabilities');
     assert.equal(onAnswer.json.capabilities.oauth_client_credentials, true);
     assert.equal(onAnswer.json.capabilities.developer_console, false);
+    assert.equal(onAnswer.json.capabilities.consent_webhooks, false, 'webhooks are sandbox only');
   });
 });
 

@@ -7,14 +7,16 @@ export function refuse(reason: string): never {
   throw new ProblemError('INVALID_REQUEST', reason);
 }
 
-const controlCharacters = /\p{Cc}/u;
+// Control characters, and format characters (bidi overrides, zero-width joiners) that could make a
+// name read differently on the consent screen from what it is.
+const controlCharacters = /[\p{Cc}\p{Cf}]/u;
 
 export function requiredText(value: unknown, field: string, max: number): string {
   if (typeof value !== 'string') refuse(`${field} is required and must be a string.`);
   const text = value.trim();
   if (text === '') refuse(`${field} must not be empty.`);
   if (text.length > max) refuse(`${field} may be at most ${max} characters.`);
-  if (controlCharacters.test(text)) refuse(`${field} must not contain control characters.`);
+  if (controlCharacters.test(text)) refuse(`${field} must not contain control or formatting characters.`);
   return text;
 }
 

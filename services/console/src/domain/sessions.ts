@@ -1,6 +1,8 @@
 // Console sessions in the key-value store. The token (a bearer token for API clients, the cookie
 // value for the web UI) is random; the store keeps only its SHA-256, so a store dump opens nothing.
-// Each session carries its own CSRF token for the web forms, and one pending notice ("flash").
+// Each session carries its own CSRF token for the web forms. A notice for the next page ("flash")
+// is kept beside the session, never written into it: a slow request must not revive a session
+// that was signed out meanwhile.
 import { createHash } from 'node:crypto';
 import { randomToken } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
@@ -11,10 +13,10 @@ export interface ConsoleSession {
   accountId: string;
   csrf: string;
   expiresAt: number;
-  notice?: string;
 }
 
 const key = (token: string) => `console-session:${createHash('sha256').update(token).digest('hex')}`;
+const noticeSeconds = 60;
 const tokenPattern = /^dps_[A-Za-z0-9_-]{43}$/;
 export function consoleSessions(store: KeyValueStore) {
   return {
@@ -31,11 +33,14 @@ export function consoleSessions(store: KeyValueStore) {
       const session = JSON.parse(value) as ConsoleSession;
       return session.expiresAt > Date.now() ? session : null;
     },
-    async save(token: string, session: ConsoleSession): Promise<void> {
-      const seconds = Math.ceil((session.expiresAt - Date.now()) / 1000);
-      if (seconds > 0) await store.put(key(token), JSON.stringify(session), seconds);
+    notify: (token: string, notice: string) => store.put(`${key(token)}:notice`, notice, noticeSeconds),
+    async takeNotice(token: string): Promise<string | undefined> {
+      const [notice] = await store.getMany([`${key(token)}:notice`]);
+      if (notice === null || notice === undefined) return undefined;
+      await store.delete([`${key(token)}:notice`]);
+      return notice;
     },
-    end: (token: string) => store.delete([key(token)]),
+    end: (token: string) => store.delete([key(token), `${key(token)}:notice`]),
   };
 }
 export type ConsoleSessions = ReturnType<typeof consoleSessions>;

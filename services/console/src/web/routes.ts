@@ -85,18 +85,11 @@ export function consoleWebRouter(domain: ConsoleDomain, secure: boolean): Router
   const actor = (ctx: Context): Actor => ({ accountId: who(ctx).account.id, requestId: ctx.state.requestId });
   /** Redirects after a change, with a notice shown once on the next page. */
   const done = async (ctx: Context, location: string, notice: string) => {
-    const { token, session } = who(ctx);
-    await sessions.save(token, { ...session, notice });
+    await sessions.notify(who(ctx).token, notice);
     ctx.redirect(location);
     ctx.status = 303;
   };
-  const takeNotice = async (ctx: Context): Promise<string | undefined> => {
-    const { token, session } = who(ctx);
-    if (!session.notice) return undefined;
-    const { notice, ...rest } = session;
-    await sessions.save(token, rest);
-    return notice;
-  };
+  const takeNotice = (ctx: Context) => sessions.takeNotice(who(ctx).token);
   /** A refusal of the developer's input shows the form again with the reason. */
   const refusedInput = (error: unknown) => error instanceof ProblemError && error.status < 500;
 
