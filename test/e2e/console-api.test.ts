@@ -277,6 +277,8 @@ describe('apps and secrets', () => {
     assertProblem(await cities(token), 401, 'INVALID_TOKEN');
     assert.equal((await tokenRequest(clientId, json.client_secret)).status, 401);
     assertProblem(await api('POST', `/apps/${clientId}/secrets`), 409, 'APP_DISABLED');
+    assertProblem(await api('POST', `/apps/${clientId}/production-credentials`), 503, 'FEATURE_DISABLED');
+    assertProblem(await api('GET', '/production-credentials'), 503, 'FEATURE_DISABLED');
     const audit = await platform.platform.database.prisma.auditRecord.findMany({
       where: { actorId: developer.id, action: 'app.disable' },
     });

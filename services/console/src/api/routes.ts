@@ -174,5 +174,12 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
+  // Production credentials stay closed until a security review opens production (contract rule 3).
+  router.all(['/production-credentials', '/apps/:clientId/production-credentials'], () => {
+    throw new ProblemError(
+      'FEATURE_DISABLED',
+      'Production credentials are not available: only sandbox apps exist until a security review opens production.',
+    );
+  });
   return router;
 }
