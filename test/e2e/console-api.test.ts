@@ -168,6 +168,7 @@ describe('accounts and sessions', () => {
     const answer = await api('PUT', '/apps');
     assertProblem(answer, 405, 'METHOD_NOT_ALLOWED');
     assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST');
+    assert.equal((await api('PUT', '/apps/svc_aaaaaaaaaaaaaaaaaaaaaaaaaa')).headers.get('allow'), 'GET, HEAD, PATCH');
     assertProblem(await api('GET', '/nothing-here'), 404, 'NOT_FOUND');
   });
 });
@@ -283,6 +284,44 @@ describe('apps and secrets', () => {
       where: { actorId: developer.id, action: 'app.disable' },
     });
     assert.equal(audit.length, 1);
+  });
+});
+
+describe('webhook URL', () => {
+  test('set, changed and removed after creation; refused when unsafe, foreign or disabled', async () => {
+    const { json } = await api('POST', '/apps', { body: newApp });
+    const clientId = json.app.client_id;
+    const set = await api('PATCH', `/apps/${clientId}`, { body: { webhook_url: 'https://hooks.example.test/new' } });
+    assert.equal(set.status, 200, set.text);
+    assert.equal(set.json.webhook_url, 'https://hooks.example.test/new');
+    assert.equal((await api('GET', `/apps/${clientId}`)).json.webhook_url, 'https://hooks.example.test/new');
+    for (const body of [
+      { webhook_url: 'http://hooks.example.test/x' },
+      { webhook_url: 'https://192.168.1.10/x' },
+      { webhook_url: 42 },
+      { webhook_url: 'https://hooks.example.test/x', name: 'Renamed' },
+      {},
+    ]) {
+      assertProblem(await api('PATCH', `/apps/${clientId}`, { body }), 400, 'INVALID_REQUEST');
+    }
+    const other = await registerDeveloper(platform.console);
+    assertProblem(
+      await consoleCall(platform.console, 'PATCH', `/apps/${clientId}`, {
+        token: other.token,
+        body: { webhook_url: 'https://attacker.example.test/x' },
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    const removed = await api('PATCH', `/apps/${clientId}`, { body: { webhook_url: null } });
+    assert.equal(removed.json.webhook_url, null);
+    assertProblem(await api('POST', `/apps/${clientId}/webhooks/test`), 409, 'NO_WEBHOOK_URL');
+    await api('POST', `/apps/${clientId}/disable`);
+    assertProblem(
+      await api('PATCH', `/apps/${clientId}`, { body: { webhook_url: 'https://hooks.example.test/x' } }),
+      409,
+      'APP_DISABLED',
+    );
   });
 });
 

@@ -80,6 +80,10 @@ describe('the developer console in Chromium', () => {
 
     await page.getByRole('button', { name: 'Send test webhook' }).click();
     await page.getByText(/Queued a signed test webhook/).waitFor();
+    await page.getByLabel('Webhook URL').fill('https://hooks.example.test/moved');
+    await page.getByRole('button', { name: 'Save webhook URL' }).click();
+    await page.getByText('Saved the webhook URL.').waitFor();
+    assert.equal(await page.getByLabel('Webhook URL').inputValue(), 'https://hooks.example.test/moved');
 
     // A sandbox player to sign in with.
     await page.getByRole('link', { name: 'Sandbox players' }).click();

@@ -1,5 +1,6 @@
 // apps list/create/show/disable and secrets rotate/revoke.
 import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
+import { UsageError } from './errors.ts';
 import { type Output, orDash, when } from './output.ts';
 import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
@@ -170,6 +171,31 @@ const disable: CommandSpec = {
   },
 };
 
+const setWebhook: CommandSpec = {
+  path: ['apps', 'set-webhook'],
+  summary: "Set or remove an app's webhook URL",
+  args: [clientId],
+  options: [
+    { name: 'url', type: 'string', value: 'url', description: 'The https endpoint for consent events' },
+    { name: 'remove', type: 'boolean', description: 'Remove the webhook URL: no more events are sent' },
+  ],
+  examples: ['devplat apps set-webhook svc_... --url https://example.com/hooks/consent'],
+  async run(ctx) {
+    const url = ctx.options.url as string | undefined;
+    if ((url === undefined) === (ctx.options.remove !== true)) {
+      throw new UsageError('Give exactly one of --url <url> or --remove.');
+    }
+    const answer = await ctx.signedIn().request<App>('PATCH', `/apps/${app(ctx)}`, { webhook_url: url ?? null });
+    ctx.out.answer(answer.text, () =>
+      ctx.out.line(
+        answer.body.webhook_url
+          ? `Consent events for ${answer.body.client_id} now go to ${answer.body.webhook_url}.`
+          : `Removed the webhook URL of ${answer.body.client_id}.`,
+      ),
+    );
+  },
+};
+
 const rotate: CommandSpec = {
   path: ['secrets', 'rotate'],
   summary: 'Add a client secret; the current one stays active until revoked',
@@ -213,4 +239,4 @@ const revoke: CommandSpec = {
   },
 };
 
-export const appCommands = [list, create, show, disable, rotate, revoke];
+export const appCommands = [list, create, show, setWebhook, disable, rotate, revoke];

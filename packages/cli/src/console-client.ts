@@ -13,7 +13,7 @@ export interface ConsoleClient {
   readonly consoleUrl: string;
   /** `hints` replaces the general advice for a refusal's code with advice that names this call's values. */
   request<T = unknown>(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
     body?: unknown,
     hints?: Record<string, string>,
@@ -36,7 +36,7 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
   return {
     consoleUrl,
     async request<T>(
-      method: 'GET' | 'POST' | 'DELETE',
+      method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
       path: string,
       body?: unknown,
       hints: Record<string, string> = {},
@@ -154,7 +154,7 @@ const hintsByCode: Record<string, string> = {
   SECRET_LIMIT:
     'An app holds at most two active secrets: revoke the one your app no longer uses with ' +
     'devplat secrets revoke <client_id> <secret_id> (devplat apps show <client_id> lists them).',
-  NO_WEBHOOK_URL: 'Only an app created with --webhook-url receives webhooks.',
+  NO_WEBHOOK_URL: 'Give the app a webhook URL first: devplat apps set-webhook <client_id> --url <https url>.',
   DELIVERY_NOT_FAILED: 'Only failed deliveries can be replayed: devplat deliveries list <client_id> --status failed',
   FEATURE_DISABLED:
     'The console is switched off in production and while the platform is off (DEVELOPER_PLATFORM_ENABLED).',

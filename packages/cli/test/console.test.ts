@@ -24,6 +24,7 @@ after(() => platform?.close());
 interface App {
   client_id: string;
   status: string;
+  webhook_url: string | null;
   secrets: { secret_id: string; status: string }[];
 }
 
@@ -253,7 +254,21 @@ describe('webhooks and deliveries', () => {
     const refused = await shell.run(['webhooks', 'test', plain.app.client_id]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /\(NO_WEBHOOK_URL\)/);
-    assert.match(refused.stderr, /--webhook-url/);
+    assert.match(refused.stderr, /devplat apps set-webhook/);
+    const set = await shell.run(['apps', 'set-webhook', plain.app.client_id, '--url', 'https://hooks.example.test/x']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /now go to https:\/\/hooks\.example\.test\/x/);
+    const both = await shell.run([
+      'apps',
+      'set-webhook',
+      plain.app.client_id,
+      '--url',
+      'https://a.example.test',
+      '--remove',
+    ]);
+    assert.equal(both.code, 2, 'exactly one of --url and --remove');
+    const removed = await shell.json<App>(['apps', 'set-webhook', plain.app.client_id, '--remove']);
+    assert.equal(removed.webhook_url, null);
 
     const hooked = await shell.json<{ app: App }>([
       'apps',

@@ -38,7 +38,10 @@ export async function replayDelivery(
       );
     }
     if (!original.app.webhookUrl) {
-      throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL any more.');
+      throw new WebhookRuleError(
+        'NO_WEBHOOK_URL',
+        'The app has no webhook URL any more: set one first (PATCH /api/apps/{client_id}, or the app page).',
+      );
     }
     const replay = await tx.webhookDelivery.create({
       data: {

@@ -16,7 +16,10 @@ export async function sendTestWebhook(prisma: PrismaClient, appId: string): Prom
   const app = await prisma.app.findUnique({ where: { id: appId } });
   if (!app) throw new WebhookRuleError('NOT_FOUND', 'The app does not exist.');
   if (!app.webhookUrl)
-    throw new WebhookRuleError('NO_WEBHOOK_URL', 'The app has no webhook URL: set one before sending a test event.');
+    throw new WebhookRuleError(
+      'NO_WEBHOOK_URL',
+      'The app has no webhook URL: set one first (PATCH /api/apps/{client_id}, or the app page).',
+    );
   const webhookUrl = app.webhookUrl;
   const now = new Date();
   return prisma.$transaction(async (tx) => {

@@ -11,7 +11,7 @@ import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { readJson } from './json.ts';
 
-type Handlers = Partial<Record<'GET' | 'POST' | 'DELETE', Middleware>>;
+type Handlers = Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', Middleware>>;
 
 /** Registers a path's methods and, for every other method, 405 with Allow. */
 function resource(router: Router, path: string, handlers: Handlers, guard?: Middleware) {
@@ -90,7 +90,11 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
   resource(
     router,
     '/apps/:clientId',
-    { GET: async (ctx) => answer(ctx, 200, appView(await apps.find(ctx.state.account.id, ctx.params.clientId))) },
+    {
+      GET: async (ctx) => answer(ctx, 200, appView(await apps.find(ctx.state.account.id, ctx.params.clientId))),
+      PATCH: async (ctx) =>
+        answer(ctx, 200, appView(await apps.setWebhookUrl(actor(ctx), ctx.params.clientId, await readJson(ctx)))),
+    },
     signedIn,
   );
   resource(

@@ -88,6 +88,15 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
     return app;
   };
 
+  /** null (no endpoint) for an absent, null or empty value; otherwise a URL a webhook may go to. */
+  const checkedWebhookUrl = (value: unknown): string | null => {
+    if (value === undefined || value === null || value === '') return null;
+    if (typeof value !== 'string') refuse('webhook_url must be a string or null.');
+    const problem = webhookUrlProblem(value, webhooks);
+    if (problem) refuse(`webhook_url ${problem}.`);
+    return value;
+  };
+
   return {
     find,
 
@@ -107,13 +116,7 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       if (unknownScope !== undefined) {
         refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${Object.keys(scopeCatalogue).join(', ')}.`);
       }
-      let webhookUrl: string | null = null;
-      if (body.webhook_url !== undefined && body.webhook_url !== null && body.webhook_url !== '') {
-        if (typeof body.webhook_url !== 'string') refuse('webhook_url must be a string.');
-        const urlProblem = webhookUrlProblem(body.webhook_url, webhooks);
-        if (urlProblem) refuse(`webhook_url ${urlProblem}.`);
-        webhookUrl = body.webhook_url;
-      }
+      const webhookUrl = checkedWebhookUrl(body.webhook_url);
       const { app, clientSecret } = await createApp(prisma, {
         accountId: actor.accountId,
         name,
@@ -123,6 +126,23 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       });
       await audit(prisma, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId });
       return { app: await find(actor.accountId, app.clientId), clientSecret };
+    },
+
+    /** Sets or (null) removes the app's webhook endpoint; events already queued keep their URL. */
+    async setWebhookUrl(actor: Actor, clientId: string, input: unknown): Promise<AppWithSecrets> {
+      const body = knownFields(input, ['webhook_url']);
+      if (!('webhook_url' in body)) refuse('webhook_url is required (a URL, or null to remove it).');
+      const webhookUrl = checkedWebhookUrl(body.webhook_url);
+      const app = await active(actor.accountId, clientId);
+      await prisma.app.update({ where: { id: app.id }, data: { webhookUrl } });
+      await audit(
+        prisma,
+        actor,
+        'app.webhook_url',
+        { type: 'app', id: app.id },
+        { client_id: clientId, webhook_url: webhookUrl },
+      );
+      return find(actor.accountId, clientId);
     },
 
     async rotateSecret(actor: Actor, clientId: string) {

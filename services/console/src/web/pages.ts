@@ -156,6 +156,14 @@ ${extras.newSecret ? `<div class="secret-box" role="region" aria-label="New clie
 <table><thead><tr><th>Secret ID</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${secrets}</tbody></table>
 ${active ? action(`${base}/secrets`, csrf, 'Rotate secret') : ''}
 <h2>Webhooks</h2>
+${
+  active
+    ? `<form method="post" action="${html(`${base}/webhook`)}">${hidden('csrf', csrf)}
+${field('webhook_url', 'Webhook URL', 'url', app.webhook_url ?? '')}
+<small>An https endpoint for consent.granted and consent.revoked; leave empty to remove it.</small><br>
+<button type="submit">Save webhook URL</button></form>`
+    : ''
+}
 ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test webhook') : '<p>Set a webhook URL to receive consent events.</p>'}
 <h3>Failed deliveries</h3>
 ${failed ? `<table><thead><tr><th>Delivery</th><th>Event</th><th>Attempts</th><th>Last answer</th><th>Created</th><th></th></tr></thead><tbody>${failed}</tbody></table>` : '<p>No failed deliveries.</p>'}

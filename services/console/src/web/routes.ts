@@ -187,6 +187,15 @@ export function consoleWebRouter(domain: ConsoleDomain, secure: boolean): Router
       'Revoked the secret. Tokens obtained with it stop on their next use.',
     );
   });
+  router.post('/apps/:clientId/webhook', signedIn, async (ctx) => {
+    const { fields } = ctx.state.form as Awaited<ReturnType<typeof readFormWithLists>>;
+    await apps.setWebhookUrl(actor(ctx), ctx.params.clientId as string, { webhook_url: fields.webhook_url || null });
+    await done(
+      ctx,
+      `/apps/${ctx.params.clientId}`,
+      fields.webhook_url ? 'Saved the webhook URL.' : 'Removed the webhook URL.',
+    );
+  });
   router.post('/apps/:clientId/disable', signedIn, async (ctx) => {
     await apps.disable(actor(ctx), ctx.params.clientId as string);
     await done(ctx, `/apps/${ctx.params.clientId}`, 'Disabled the app. Its tokens stop on their next use.');
