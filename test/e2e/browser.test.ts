@@ -2,32 +2,25 @@
 // the consent screen, they sign in and allow or decline, and the app's own server receives the
 // answer and redeems the code with oauth4webapi.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
-import { launchChromium, startAppServer } from '@devplat/test/browser';
-import { discover, insecure } from '@devplat/test/oauth';
-import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
+import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
+import type { TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
-import * as oauth from 'oauth4webapi';
 import type { Browser } from 'playwright-core';
 
+let rig: BrowserRig;
 let platform: TestPlatform;
 let browser: Browser;
-let appServer: Server;
 let callback: string;
 
 before(async () => {
-  platform = await startTestPlatform();
-  ({ server: appServer, callback } = await startAppServer());
-  browser = await launchChromium();
+  rig = await startBrowserRig();
+  ({ platform, browser, callback } = rig);
 });
-after(async () => {
-  await browser?.close();
-  appServer?.close();
-  await platform?.close();
-});
+after(() => rig?.close());
 
 async function start(decision: 'Allow' | 'Not now') {
   const prisma = platform.platform.database.prisma;
@@ -36,23 +29,16 @@ async function start(decision: 'Allow' | 'Not now') {
     redirectUris: [callback],
   });
   const player = await createPlayer(prisma, app.developer.id, 'Ada Lovelace');
-  const as = await discover(platform.base);
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint as string);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.clientId,
-    redirect_uri: callback,
-    scope: 'city.public.read profile.basic.read',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
+  const { url, state, verifier } = await authorizationRequest(
+    platform.base,
+    app.clientId,
+    callback,
+    'city.public.read profile.basic.read',
+  );
 
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(url.href);
+  await page.goto(url);
   await page.getByLabel('Username').fill(player.username);
   await page.getByLabel('Password').fill(player.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -65,12 +51,12 @@ async function start(decision: 'Allow' | 'Not now') {
   await page.waitForURL((current) => current.href.startsWith(callback));
   const back = new URL(page.url());
   await context.close();
-  return { app, player, as, verifier, state, back, consentText, cookies };
+  return { app, player, verifier, state, back, consentText, cookies };
 }
 
 describe('the consent screen in Chromium', () => {
   test('sign in, see what is asked, Allow, and the app redeems its code', async () => {
-    const { app, player, as, verifier, state, back, consentText, cookies } = await start('Allow');
+    const { app, player, verifier, state, back, consentText, cookies } = await start('Allow');
     assert.match(consentText, /Test App wants to connect to your account/);
     assert.match(consentText, /Signed in as Ada Lovelace/);
     assert.match(consentText, /See the public list of cities/);
@@ -86,20 +72,9 @@ describe('the consent screen in Chromium', () => {
 
     assert.match(back.searchParams.get('code') ?? '', /^sva_/);
     assert.equal(back.searchParams.get('iss'), platform.base);
-    const client = { client_id: app.clientId };
-    const params = oauth.validateAuthResponse(as, client, back, state);
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretPost(app.clientSecret),
-      params,
-      callback,
-      verifier,
-      insecure,
-    );
-    const result = await oauth.processAuthorizationCodeResponse(as, client, response);
-    assert.equal(decodeJwt(result.access_token).sub, shownId, 'the app sees the ID the player was shown');
-    assert.ok(result.refresh_token);
+    const tokens = await redeemCode(platform.base, app, back, callback, state, verifier, 'client_secret_post');
+    assert.equal(decodeJwt(tokens.accessToken).sub, shownId, 'the app sees the ID the player was shown');
+    assert.ok(tokens.refreshToken);
   });
 
   test('Not now sends the browser back with access_denied', async () => {

@@ -3,42 +3,27 @@
 // very next call and its refresh-token family dies. In Chromium as a player meets it, and over
 // plain HTTP for the refusals.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { StoreUnavailableError } from '@devplat/kv';
-import { launchChromium, startAppServer } from '@devplat/test/browser';
-import {
-  type AppClient,
-  allowOverHttp,
-  authorizationRequest,
-  createNamedApp,
-  formField,
-  PlayerAgent,
-  redeemCode,
-  refresh,
-} from '@devplat/test/connected-apps';
+import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
+import { allowOverHttp, createNamedApp, formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
 import { assertProblem, call } from '@devplat/test/http';
-import { revokeToken } from '@devplat/test/oauth';
-import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { type AppClient, authorizationRequest, redeemCode, revokeToken } from '@devplat/test/oauth';
+import type { TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
 import type { Browser } from 'playwright-core';
 
+let rig: BrowserRig;
 let platform: TestPlatform;
 let browser: Browser;
-let appServer: Server;
 let callback: string;
 
 before(async () => {
-  platform = await startTestPlatform();
-  ({ server: appServer, callback } = await startAppServer());
-  browser = await launchChromium();
+  rig = await startBrowserRig();
+  ({ platform, browser, callback } = rig);
 });
-after(async () => {
-  await browser?.close();
-  appServer?.close();
-  await platform?.close();
-});
+after(() => rig?.close());
 const prisma = () => platform.platform.database.prisma;
 
 const me = (accessToken: string) => call(platform.base, '/me', { headers: { authorization: `Bearer ${accessToken}` } });

@@ -2,30 +2,24 @@
 // once), rotate and revoke secrets, create a sandbox player, send a test webhook, disable the app,
 // and then run the consent flow with the app and player made in the console up to a GET /me.
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '@devplat/passwords';
-import { launchChromium, startAppServer } from '@devplat/test/browser';
-import { authorizationRequest, redeemCode } from '@devplat/test/connected-apps';
+import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
 import { call } from '@devplat/test/http';
-import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
+import type { TestPlatform } from '@devplat/test/platform';
 import type { Browser, Page } from 'playwright-core';
 
+let rig: BrowserRig;
 let platform: TestPlatform;
 let browser: Browser;
-let appServer: Server;
 let callback: string;
 
 before(async () => {
-  platform = await startTestPlatform();
-  ({ server: appServer, callback } = await startAppServer());
-  browser = await launchChromium();
+  rig = await startBrowserRig();
+  ({ platform, browser, callback } = rig);
 });
-after(async () => {
-  await browser?.close();
-  appServer?.close();
-  await platform?.close();
-});
+after(() => rig?.close());
 
 async function register(page: Page, email: string) {
   await page.goto(`${platform.console}/register`);

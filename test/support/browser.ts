@@ -2,6 +2,7 @@
 // browser is sent back to after the consent screen.
 import { createServer, type Server } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
+import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { freePort } from './process.ts';
 
 export function launchChromium(): Promise<Browser> {
@@ -28,4 +29,29 @@ export async function startAppServer(): Promise<{ server: Server; callback: stri
   );
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return { server, callback: `http://127.0.0.1:${port}/callback` };
+}
+
+/** A test platform, the app's server and Chromium: what every browser test starts with. */
+export interface BrowserRig {
+  platform: TestPlatform;
+  browser: Browser;
+  /** The app's registered redirect URI, served by its own server. */
+  callback: string;
+  close(): Promise<void>;
+}
+
+export async function startBrowserRig(): Promise<BrowserRig> {
+  const platform = await startTestPlatform();
+  const { server, callback } = await startAppServer();
+  const browser = await launchChromium();
+  return {
+    platform,
+    browser,
+    callback,
+    close: async () => {
+      await browser.close();
+      server.close();
+      await platform.close();
+    },
+  };
 }

@@ -1,12 +1,9 @@
 // A player's connected apps driven over plain HTTP: a signed-in player with a cookie jar, apps
-// with names of their own, and an app that holds tokens from a real consent (oauth4webapi on the
-// app's side).
+// with names of their own, and an app that holds tokens from a real consent.
 import type { PrismaClient } from '@devplat/db';
-import { decodeJwt } from 'jose';
-import * as oauth from 'oauth4webapi';
 import { createTestApp } from './apps.ts';
 import { call } from './http.ts';
-import { basicAuth, discover, insecure } from './oauth.ts';
+import { type AppClient, authorizationRequest, basicAuth, redeemCode, type UserTokens } from './oauth.ts';
 import { consentOverHttp, Jar } from './players.ts';
 
 /** The value of a hidden field of a page's form (the first one with that name). */
@@ -80,65 +77,6 @@ export async function createNamedApp(
   // Before anything has looked the app up, so no cache holds the old name.
   const app = await prisma.app.update({ where: { id: created.app.id }, data: { name } });
   return { ...created, app };
-}
-
-export interface AppClient {
-  clientId: string;
-  clientSecret: string;
-}
-
-export interface UserTokens {
-  accessToken: string;
-  refreshToken: string;
-  /** The consent receipt the tokens were issued under. */
-  consentId: string;
-}
-
-/** Redeems the code the consent screen sent back, as the app does with oauth4webapi. */
-export async function redeemCode(
-  base: string,
-  app: AppClient,
-  callback: URL,
-  redirectUri: string,
-  state: string | typeof oauth.expectNoState,
-  verifier: string,
-): Promise<UserTokens> {
-  const as = await discover(base);
-  const client = { client_id: app.clientId };
-  const params = oauth.validateAuthResponse(as, client, callback, state);
-  const response = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    oauth.ClientSecretBasic(app.clientSecret),
-    params,
-    redirectUri,
-    verifier,
-    insecure,
-  );
-  const result = await oauth.processAuthorizationCodeResponse(as, client, response);
-  return {
-    accessToken: result.access_token,
-    refreshToken: result.refresh_token as string,
-    consentId: decodeJwt(result.access_token).cns as string,
-  };
-}
-
-/** The authorization URL of a fresh request, with its state and PKCE verifier. */
-export async function authorizationRequest(base: string, clientId: string, redirectUri: string, scope: string) {
-  const as = await discover(base);
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint as string);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope,
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  return { url: url.href, state, verifier };
 }
 
 /** The player allows the app over HTTP (a session of its own) and the app redeems the code. */

@@ -1,6 +1,6 @@
 // The developer console's JSON API, as a script or the devplat CLI calls it.
 import { randomUUID } from 'node:crypto';
-import type { Answer } from './http.ts';
+import { type Answer, jsonOf } from './http.ts';
 
 export async function consoleCall(
   consoleOrigin: string,
@@ -17,13 +17,7 @@ export async function consoleCall(
   }
   const response = await fetch(`${consoleOrigin}/api${path}`, { method, headers, body, redirect: 'manual' });
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, json };
+  return { status: response.status, headers: response.headers, text, json: jsonOf(text) };
 }
 
 export interface Developer {

@@ -39,13 +39,16 @@ export async function call(base: string, path: string, init: RequestInit = {}): 
     errors.push(...contractValidator('1.0.0').check(observed));
   }
   assert.deepEqual(errors, [], `${method} ${path} does not conform to the contract`);
-  let json: unknown;
+  return { status: response.status, headers: response.headers, text, json: jsonOf(text) };
+}
+
+/** A body parsed as JSON, or undefined when it is empty or not JSON. */
+export function jsonOf(text: string): unknown {
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    return text === '' ? undefined : JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: response.status, headers: response.headers, text, json };
 }
 
 /** Asserts a Problem with this status and code, and nothing internal in it. */

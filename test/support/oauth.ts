@@ -1,4 +1,6 @@
-// The app side of the tests: oauth4webapi against a running platform, over plain http.
+// The app side of the tests: oauth4webapi against a running platform, over plain http: discovery,
+// the authorization request with PKCE, the code's redemption, revocation.
+import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
 
 /** oauth4webapi refuses http unless told: the test platforms run on loopback http. */
@@ -28,4 +30,64 @@ export function revokeToken(base: string, client: { clientId: string; clientSecr
     },
     body: new URLSearchParams({ token }),
   });
+}
+
+export interface AppClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface UserTokens {
+  accessToken: string;
+  refreshToken: string;
+  /** The consent receipt the tokens were issued under. */
+  consentId: string;
+}
+
+/** Redeems the code the consent screen sent back, as the app does with oauth4webapi. */
+export async function redeemCode(
+  base: string,
+  app: AppClient,
+  callback: URL,
+  redirectUri: string,
+  state: string | typeof oauth.expectNoState,
+  verifier: string,
+  authentication: 'client_secret_basic' | 'client_secret_post' = 'client_secret_basic',
+): Promise<UserTokens> {
+  const as = await discover(base);
+  const client = { client_id: app.clientId };
+  const params = oauth.validateAuthResponse(as, client, callback, state);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    (authentication === 'client_secret_basic' ? oauth.ClientSecretBasic : oauth.ClientSecretPost)(app.clientSecret),
+    params,
+    redirectUri,
+    verifier,
+    insecure,
+  );
+  const result = await oauth.processAuthorizationCodeResponse(as, client, response);
+  return {
+    accessToken: result.access_token,
+    refreshToken: result.refresh_token as string,
+    consentId: decodeJwt(result.access_token).cns as string,
+  };
+}
+
+/** The authorization URL of a fresh request, with its state and PKCE verifier. */
+export async function authorizationRequest(base: string, clientId: string, redirectUri: string, scope: string) {
+  const as = await discover(base);
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint as string);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
+  return { url: url.href, state, verifier };
 }

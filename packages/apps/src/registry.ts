@@ -1,17 +1,22 @@
 // Apps and their secrets in PostgreSQL: creation, rotation, revocation and authentication.
 import { appScopes, type Scope, scopes as scopeCatalogue } from '@devplat/contract';
-import type { App, PrismaClient } from '@devplat/db';
+import type { App, ClientSecret, PrismaClient } from '@devplat/db';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 
 export const maxActiveSecrets = 2;
 
+/** Which rule refused; the names are the console's problem codes. */
+export type AppRule = 'INVALID_REQUEST' | 'NOT_FOUND' | 'SECRET_LIMIT';
+
 /** A request the registry refuses, with a message fit for the developer. */
 export class AppRuleError extends Error {
-  constructor(message: string) {
+  readonly rule: AppRule;
+  constructor(rule: AppRule, message: string) {
     super(message);
     this.name = 'AppRuleError';
+    this.rule = rule;
   }
 }
 
@@ -24,12 +29,19 @@ export interface NewApp {
   webhookUrl?: string | null;
 }
 
-export async function createApp(prisma: PrismaClient, input: NewApp): Promise<{ app: App; clientSecret: string }> {
+export async function createApp(
+  prisma: PrismaClient,
+  input: NewApp,
+): Promise<{ app: App & { secrets: ClientSecret[] }; clientSecret: string }> {
+  const refuse = (message: string) => {
+    throw new AppRuleError('INVALID_REQUEST', message);
+  };
   const problem = redirectUrisProblem(input.redirectUris);
-  if (problem) throw new AppRuleError(problem);
-  for (const scope of input.scopes) {
-    if (!Object.hasOwn(scopeCatalogue, scope)) throw new AppRuleError(`unknown scope ${JSON.stringify(scope)}`);
-  }
+  if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+  const known = Object.keys(scopeCatalogue).join(', ');
+  if (new Set(input.scopes).size !== input.scopes.length) refuse('scopes must not repeat.');
+  const unknownScope = input.scopes.find((scope) => !Object.hasOwn(scopeCatalogue, scope));
+  if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
   const clientSecret = newClientSecret();
   const app = await prisma.app.create({
     data: {
@@ -42,6 +54,7 @@ export async function createApp(prisma: PrismaClient, input: NewApp): Promise<{ 
       webhookSigningSecret: newWebhookSigningSecret(),
       secrets: { create: { hash: hashSecret(clientSecret) } },
     },
+    include: { secrets: true },
   });
   return { app, clientSecret };
 }
@@ -58,10 +71,13 @@ export async function addSecret(
     const [app] = await tx.$queryRaw<
       { client_id: string }[]
     >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
-    if (!app) throw new AppRuleError('no such app');
+    if (!app) throw new AppRuleError('NOT_FOUND', 'no such app');
     const active = await tx.clientSecret.count({ where: { appId, status: 'active' } });
     if (active >= maxActiveSecrets) {
-      throw new AppRuleError(`an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
+      throw new AppRuleError(
+        'SECRET_LIMIT',
+        `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`,
+      );
     }
     return {
       secret: await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } }),

@@ -63,6 +63,12 @@ const transitions = (commands: readonly CommandSpec[]) =>
 
 const quoteWords = (words: readonly string[]) => words.join(' ');
 
+/** The `case` arms, shared by both shells, that walk the words typed so far to a command. */
+const transitionCases = (commands: readonly CommandSpec[]) =>
+  transitions(commands)
+    .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
+    .join('\n');
+
 export function bashCompletion(commands: readonly CommandSpec[], groups: Record<string, string>): string {
   const values = valueOptions(commands);
   const free = [...values].filter(([, choices]) => !choices).map(([name]) => name);
@@ -74,9 +80,7 @@ _devplat() {
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
     case "$cmd|$word" in
-${transitions(commands)
-  .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
-  .join('\n')}
+${transitionCases(commands)}
     esac
   done
   case "$prev" in
@@ -108,9 +112,7 @@ _devplat() {
   for ((i = 2; i < CURRENT; i++)); do
     word="\${words[i]}"
     case "$cmd|$word" in
-${transitions(commands)
-  .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
-  .join('\n')}
+${transitionCases(commands)}
     esac
   done
   case "\${words[CURRENT-1]}" in

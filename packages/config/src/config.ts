@@ -254,6 +254,14 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+/**
+ * The sandbox's developer tools (the console, consent webhooks): on while the platform is on,
+ * never in production.
+ */
+export function sandboxToolsEnabled(config: Pick<Config, 'platformEnabled' | 'environment'>): boolean {
+  return config.platformEnabled && config.environment !== 'production';
+}
+
 /** For entry points: a bad setting ends the process with one line naming the variable. */
 export function loadConfigOrExit(env: Env = process.env): Config {
   try {

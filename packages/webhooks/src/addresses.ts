@@ -125,3 +125,8 @@ export function addressProblem(address: string, settings: { allowLoopback: boole
   if (kind === 'public' || (kind === 'loopback' && settings.allowLoopback)) return null;
   return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} address`;
 }
+
+/** `localhost` and its subdomains, which always name this machine (RFC 6761). */
+export function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}

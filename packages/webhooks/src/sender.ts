@@ -6,7 +6,7 @@ import { Resolver } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { addressProblem } from './addresses.ts';
+import { addressProblem, isLocalhostName } from './addresses.ts';
 import { signedHeaders } from './message.ts';
 import { webhookUrlProblem } from './url-rules.ts';
 
@@ -34,7 +34,7 @@ export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
 export function dnsResolver(timeoutMs = 2_000): HostResolver {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   return async (hostname) => {
-    if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
+    if (isLocalhostName(hostname)) {
       return [
         { address: '127.0.0.1', family: 4 },
         { address: '::1', family: 6 },

@@ -2,7 +2,7 @@
 // every attempt (settings may have changed since); host names are checked once resolved, by the
 // sender's lookup.
 import { isIP } from 'node:net';
-import { addressKind, addressProblem } from './addresses.ts';
+import { addressKind, addressProblem, isLocalhostName } from './addresses.ts';
 
 const maxUrlLength = 2000;
 
@@ -12,7 +12,7 @@ export function bareHost(hostname: string): string {
 }
 
 function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || (isIP(host) !== 0 && addressKind(host) === 'loopback');
+  return isLocalhostName(host) || (isIP(host) !== 0 && addressKind(host) === 'loopback');
 }
 
 /**
@@ -38,7 +38,7 @@ export function webhookUrlProblem(url: string, settings: { allowLoopbackHttp: bo
     if (!settings.allowLoopbackHttp) return 'must use https';
     if (!isLoopbackHost(host)) return 'may use plain http only on a loopback host (127.0.0.1, [::1] or localhost)';
   }
-  if (!settings.allowLoopbackHttp && (host === 'localhost' || host.endsWith('.localhost'))) {
+  if (!settings.allowLoopbackHttp && isLocalhostName(host)) {
     return 'must not point at a loopback host';
   }
   if (isIP(host) !== 0) {

@@ -1,4 +1,4 @@
-import type { Config } from '@devplat/config';
+import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { CapabilityKey } from '@devplat/contract';
 
 /** What this deployment has integrated; each service that runs sets its own. */
@@ -32,8 +32,8 @@ export function capabilities(config: Config, integrations: Integrations): Record
     oauth_token_revocation: oauth,
     city_registry: oauth && integrations.cityRegistry,
     player_profile: oauth && integrations.playerProfile,
-    consent_webhooks: on && integrations.consentWebhooks && config.environment !== 'production',
-    developer_console: on && integrations.developerConsole && config.environment !== 'production',
+    consent_webhooks: integrations.consentWebhooks && sandboxToolsEnabled(config),
+    developer_console: integrations.developerConsole && sandboxToolsEnabled(config),
     platform_status: config.statusUrl !== null,
     production_credentials: false,
     commerce: false,

@@ -1,1 +1,1 @@
-export { buildConsoleApp, type ConsoleDependencies, consoleEnabled } from './app.ts';
+export { buildConsoleApp, type ConsoleDependencies } from './app.ts';

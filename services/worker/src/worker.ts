@@ -1,7 +1,7 @@
 // The webhook worker: every pollMs it turns new outbox events into deliveries, claims the due ones
 // and sends them, a few at a time. It survives PostgreSQL going away (the pass fails, is logged
 // once, and is tried again next tick) and idles while webhooks are switched off.
-import type { Config } from '@devplat/config';
+import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { Logger } from '@devplat/http';
 import { recordOutcome, sendClaimed } from './attempts.ts';
@@ -37,7 +37,7 @@ function describe(error: unknown): string {
 export function startWebhookWorker({ config, prisma, logger }: WebhookWorkerDeps): WebhookWorker {
   const settings = config.webhooks;
   // The contract: webhooks are sandbox only, under the platform switch.
-  const enabled = config.platformEnabled && config.environment !== 'production';
+  const enabled = sandboxToolsEnabled(config);
   const inFlight = new Set<Promise<void>>();
   const abandon = new AbortController();
   let stopping = false;

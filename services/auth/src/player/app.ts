@@ -9,8 +9,8 @@ import type { PrismaClient } from '@devplat/db';
 import {
   isDependencyFailure,
   type Logger,
-  newRequestId,
   ProblemError,
+  pageErrors,
   randomToken,
   readForm,
   requestLog,
@@ -58,35 +58,6 @@ function page(ctx: Context, status: number, html: string) {
   ctx.status = status;
   ctx.type = 'html';
   ctx.body = html;
-}
-
-// Pages answer in HTML; nothing internal reaches the browser.
-function pageErrors(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && !ctx.body) page(ctx, 404, refusalPage('Not found', 'There is no page here.'));
-    } catch (error) {
-      if (error instanceof ProblemError && error.status < 500) {
-        page(ctx, error.status, refusalPage('That did not work', error.detail));
-        return;
-      }
-      const requestId = newRequestId();
-      logger.error(
-        { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
-        'player client error',
-      );
-      const unavailable = isDependencyFailure(error);
-      page(
-        ctx,
-        unavailable ? 503 : 500,
-        refusalPage(
-          'Something went wrong',
-          `${unavailable ? 'The service is temporarily unavailable.' : 'An internal error occurred.'} Reference: ${requestId}.`,
-        ),
-      );
-    }
-  };
 }
 
 /** Only paths on this site: never an absolute URL or a scheme-relative one. */
@@ -274,7 +245,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   app.keys = deps.cookieKeys;
   app.proxy = secure;
   app.use(requestLog(logger));
-  app.use(pageErrors(logger));
+  app.use(pageErrors(logger, (ctx, status, title, message) => page(ctx, status, refusalPage(title, message))));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

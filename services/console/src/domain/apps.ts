@@ -1,15 +1,7 @@
 // A developer's sandbox apps: creation, the secret shown once, rotation, revocation, disabling, and
 // the webhook tools. Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
-import {
-  type AppDirectory,
-  AppRuleError,
-  addSecret,
-  createApp,
-  disableApp,
-  redirectUrisProblem,
-  revokeSecret,
-} from '@devplat/apps';
+import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
 import { scopes as scopeCatalogue } from '@devplat/contract';
 import type { App, ClientSecret, PrismaClient } from '@devplat/db';
@@ -71,8 +63,9 @@ async function ruled<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof AppRuleError) throw new ProblemError('SECRET_LIMIT', error.message);
-    if (error instanceof WebhookRuleError) throw new ProblemError(error.rule, error.message);
+    if (error instanceof AppRuleError || error instanceof WebhookRuleError) {
+      throw new ProblemError(error.rule, error.message);
+    }
     throw error;
   }
 }
@@ -107,25 +100,22 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
       const name = requiredText(body.name, 'name', 100);
       const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
-      const problem = redirectUrisProblem(redirectUris);
-      if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
       const scopes = stringList(body.scopes, 'scopes');
+      // The registry allows an app without scopes; a developer creating one has made a mistake.
       if (scopes.length === 0) refuse(`scopes must name at least one of: ${Object.keys(scopeCatalogue).join(', ')}.`);
-      if (new Set(scopes).size !== scopes.length) refuse('scopes must not repeat.');
-      const unknownScope = scopes.find((scope) => !Object.hasOwn(scopeCatalogue, scope));
-      if (unknownScope !== undefined) {
-        refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${Object.keys(scopeCatalogue).join(', ')}.`);
-      }
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
-      const { app, clientSecret } = await createApp(prisma, {
-        accountId: actor.accountId,
-        name,
-        redirectUris,
-        scopes,
-        webhookUrl,
-      });
-      await audit(prisma, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId });
-      return { app: await find(actor.accountId, app.clientId), clientSecret };
+      // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
+      const created = await ruled(() =>
+        createApp(prisma, { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl }),
+      );
+      await audit(
+        prisma,
+        actor,
+        'app.create',
+        { type: 'app', id: created.app.id },
+        { client_id: created.app.clientId },
+      );
+      return created;
     },
 
     /** Sets or (null) removes the app's webhook endpoint; events already queued keep their URL. */
@@ -134,7 +124,11 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       if (!('webhook_url' in body)) refuse('webhook_url is required (a URL, or null to remove it).');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       const app = await active(actor.accountId, clientId);
-      await prisma.app.update({ where: { id: app.id }, data: { webhookUrl } });
+      const updated = await prisma.app.update({
+        where: { id: app.id },
+        data: { webhookUrl },
+        include: { secrets: true },
+      });
       await audit(
         prisma,
         actor,
@@ -142,7 +136,7 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
         { type: 'app', id: app.id },
         { client_id: clientId, webhook_url: webhookUrl },
       );
-      return find(actor.accountId, clientId);
+      return updated;
     },
 
     async rotateSecret(actor: Actor, clientId: string) {
@@ -192,12 +186,15 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
     },
 
     async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {
-      const app = await find(accountId, clientId);
       if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
         refuse('status must be one of pending, succeeded, failed.');
       }
+      const app = await find(accountId, clientId);
       return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
     },
+
+    /** The failed deliveries of an app already found (its page lists them). */
+    failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),
 
     async replay(actor: Actor, deliveryId: string) {
       if (!uuidPattern.test(deliveryId)) notFound(`The delivery ${deliveryId}`);

@@ -3,6 +3,7 @@
 // double-submit cookie), pages forbid framing, and the cookie is HttpOnly, SameSite=Strict and
 // Secure (__Host-) when the console is served over https.
 import { ProblemError, randomToken, readFormWithLists, sameToken } from '@devplat/http';
+import type { DeliveryView } from '@devplat/webhooks';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authenticate, registerAccount, usable } from '../domain/accounts.ts';
@@ -155,7 +156,8 @@ export function consoleWebRouter(domain: ConsoleDomain, secure: boolean): Router
         scopes: values.scopes,
         webhook_url: values.webhook_url || null,
       });
-      const deliveries = await apps.deliveries(who(ctx).account.id, app.clientId, 'failed');
+      // A new app has delivered nothing yet.
+      const deliveries: DeliveryView[] = [];
       const view = frame(who(ctx), app.name, { notice: `Created ${app.name}.` });
       page(ctx, 201, appPage(view, who(ctx).session.csrf, appView(app), { newSecret: clientSecret, deliveries }));
     } catch (error) {
@@ -167,7 +169,7 @@ export function consoleWebRouter(domain: ConsoleDomain, secure: boolean): Router
 
   const showApp = async (ctx: Context, clientId: string, extra: { notice?: string; newSecret?: string } = {}) => {
     const app = await apps.find(who(ctx).account.id, clientId);
-    const deliveries = await apps.deliveries(who(ctx).account.id, clientId, 'failed');
+    const deliveries = await apps.failedDeliveries(app);
     const view = frame(who(ctx), app.name, { notice: extra.notice ?? (await takeNotice(ctx)) });
     page(ctx, 200, appPage(view, who(ctx).session.csrf, appView(app), { deliveries, newSecret: extra.newSecret }));
   };
