@@ -238,7 +238,8 @@ describe('client credentials', () => {
       );
       assertOAuthError(answer, 400, 'invalid_scope');
     }
-    const bare = await createTestApp(prisma(), { scopes: [] });
+    // An app without any app scope (it holds only a user scope, for consents).
+    const bare = await createTestApp(prisma(), { scopes: ['profile.basic.read'] });
     for (const scope of [undefined, 'city.public.read']) {
       const answer = await token(
         { authorization: basicAuth(bare.clientId, bare.clientSecret) },

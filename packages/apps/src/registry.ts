@@ -39,6 +39,7 @@ export async function createApp(
   const problem = redirectUrisProblem(input.redirectUris);
   if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
   const known = Object.keys(scopeCatalogue).join(', ');
+  if (input.scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);
   if (new Set(input.scopes).size !== input.scopes.length) refuse('scopes must not repeat.');
   const unknownScope = input.scopes.find((scope) => !Object.hasOwn(scopeCatalogue, scope));
   if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);

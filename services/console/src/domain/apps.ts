@@ -3,7 +3,6 @@
 // is answered exactly like one that does not exist.
 import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
-import { scopes as scopeCatalogue } from '@devplat/contract';
 import type { App, ClientSecret, PrismaClient } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import {
@@ -101,8 +100,6 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       const name = requiredText(body.name, 'name', 100);
       const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
       const scopes = stringList(body.scopes, 'scopes');
-      // The registry allows an app without scopes; a developer creating one has made a mistake.
-      if (scopes.length === 0) refuse(`scopes must name at least one of: ${Object.keys(scopeCatalogue).join(', ')}.`);
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
       const created = await ruled(() =>
