@@ -4,7 +4,8 @@
 // account bumps the counter after it commits; every lookup reads the counter first and reloads
 // on any difference. A revocation therefore takes effect on the next request in every process,
 // and when the store is unreachable the lookup fails (503) rather than trusting the cache.
-import type { PrismaClient } from '@devplat/db';
+// Concurrent lookups share their counter reads (groupCommit): one MGET per event-loop turn.
+import { groupCommit, type PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import { findUsableApp, type UsableApp } from './registry.ts';
 
@@ -21,9 +22,10 @@ export interface AppDirectory {
 
 export function appDirectory(prisma: PrismaClient, store: KeyValueStore): AppDirectory {
   const cache = new Map<string, { version: string | null; app: UsableApp; until: number }>();
+  const readVersion = groupCommit((keys: string[]) => store.getMany(keys));
   return {
     async find(clientId) {
-      const [version = null] = await store.getMany([versionKey(clientId)]);
+      const version = (await readVersion(versionKey(clientId))) ?? null;
       const hit = cache.get(clientId);
       if (hit && hit.version === version && hit.until > Date.now()) return hit.app;
       // The version was read before the query: a change committed meanwhile bumps it past this entry.

@@ -15,5 +15,6 @@ export type {
 } from './generated/client.ts';
 export { Prisma, PrismaClient } from './generated/client.ts';
 export * from './generated/enums.ts';
+export { groupCommit } from './group-commit.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
 export { seedRegistry } from './seed.ts';

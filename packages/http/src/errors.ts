@@ -37,7 +37,8 @@ export function problemErrors(logger: Logger): Middleware {
   };
 }
 
-function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
+/** The Problem an error answers as; the cause of a 500 or 503 goes to the log only. */
+export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
   if (error instanceof ProblemError) return error;
   const status = (error as { status?: unknown; expose?: unknown })?.status;
   if (typeof status === 'number' && status === 413) {

@@ -1,3 +1,4 @@
+export * from './envelope.ts';
 export * from './errors.ts';
 export * from './forms.ts';
 export * from './headers.ts';

@@ -1,5 +1,5 @@
 import type { LogLevel } from '@devplat/config';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -29,22 +29,27 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
 }
 
 /** One line per request: method, path (never the query), status, duration, request id. */
+export function logRequest(logger: Logger, ctx: Context, started: number): void {
+  logger.info(
+    {
+      request_id: ctx.state.requestId,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    },
+    'request',
+  );
+}
+
+/** logRequest for every request that passes through. */
 export function requestLog(logger: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      logger.info(
-        {
-          request_id: ctx.state.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
+      logRequest(logger, ctx, started);
     }
   };
 }

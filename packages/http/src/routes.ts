@@ -38,22 +38,26 @@ export function featureDisabled(router: Router, areas: readonly string[]): void 
   }
 }
 
-/** The contract's platform switch: while it is off, the sandbox audience answers FEATURE_DISABLED. */
-export function platformSwitch(enabled: boolean): Middleware {
-  return async (_ctx, next) => {
-    if (!enabled)
-      throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
-    await next();
-  };
+/**
+ * The contract's platform switch, fixed at start: while it is off, the sandbox audience answers
+ * FEATURE_DISABLED; while it is on, there is nothing to run. Spread it before an operation's handlers.
+ */
+export function platformSwitch(enabled: boolean): Middleware[] {
+  return enabled ? [] : [platformOff];
 }
+
+const platformOff: Middleware = () => {
+  throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
+};
 
 /** Refuses requests that announce a body larger than `limit` bytes before anything reads it. */
 export function bodyLimit(limit: number): Middleware {
   return async (ctx, next) => {
-    const length = Number(ctx.get('Content-Length') || 0);
-    if (length > limit) {
-      throw new ProblemError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes.`);
-    }
+    if (Number(ctx.get('Content-Length') || 0) > limit) throw payloadTooLarge(limit);
     await next();
   };
+}
+
+export function payloadTooLarge(limit: number): ProblemError {
+  return new ProblemError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes.`);
 }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import Router from '@koa/router';
 import Koa from 'koa';
 import {
+  apiEnvelope,
   bodyLimit,
   commonHeaders,
   createLogger,
@@ -83,5 +84,75 @@ describe('logging', () => {
     });
     const line = lines.join('');
     for (const secret of ['Bearer abc', 's=1', 'shh', 'sva_x']) assert.ok(!line.includes(secret), secret);
+  });
+});
+
+describe('apiEnvelope', () => {
+  async function envelopeServer(level: 'info' | 'warn', lines: string[]) {
+    const app = new Koa();
+    app.silent = true;
+    const router = new Router();
+    router.get('/ok', (ctx) => {
+      ctx.body = { ok: true };
+    });
+    router.get('/crash', () => {
+      throw new Error('database password is hunter2');
+    });
+    router.post('/upload', (ctx) => {
+      ctx.body = { ok: true };
+    });
+    const logger = createLogger(level, 'test', { write: (line: string) => lines.push(line) });
+    app
+      .use(apiEnvelope(logger, { maxBodyBytes: 1024 }))
+      .use(router.routes())
+      .use(notFound());
+    return listen(app.callback(), '127.0.0.1', 0);
+  }
+
+  test('sets the common and security headers, renders errors as Problems and logs one line per request', async () => {
+    const lines: string[] = [];
+    const running = await envelopeServer('info', lines);
+    try {
+      const ok = await fetch(`${running.origin}/ok`);
+      assert.equal(ok.status, 200);
+      assert.match(ok.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
+      assert.equal(ok.headers.get('x-service-api-version'), '1.0');
+      assert.equal(ok.headers.get('cache-control'), 'no-store');
+      assert.equal(ok.headers.get('x-frame-options'), 'DENY');
+      assert.equal(ok.headers.get('content-security-policy'), "default-src 'none'; frame-ancestors 'none'");
+
+      const crash = await fetch(`${running.origin}/crash`);
+      const problem = (await crash.json()) as { code: string; request_id: string };
+      assert.equal(crash.status, 500);
+      assert.equal(problem.code, 'INTERNAL_ERROR');
+      assert.equal(crash.headers.get('x-request-id'), problem.request_id);
+
+      const upload = await fetch(`${running.origin}/upload`, { method: 'POST', body: 'x'.repeat(2048) });
+      assert.equal(upload.status, 413);
+      assert.equal(((await upload.json()) as { code: string }).code, 'PAYLOAD_TOO_LARGE');
+
+      const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+      assert.deepEqual(
+        requests.map((entry) => [entry.path, entry.status]),
+        [
+          ['/ok', 200],
+          ['/crash', 500],
+          ['/upload', 413],
+        ],
+      );
+    } finally {
+      await running.close();
+    }
+  });
+
+  test('logs no request lines when info is not logged', async () => {
+    const lines: string[] = [];
+    const running = await envelopeServer('warn', lines);
+    try {
+      assert.equal((await fetch(`${running.origin}/ok`)).status, 200);
+      assert.equal(lines.filter((line) => line.includes('"msg":"request"')).length, 0);
+    } finally {
+      await running.close();
+    }
   });
 });

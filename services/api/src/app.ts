@@ -1,18 +1,7 @@
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
-import {
-  bodyLimit,
-  commonHeaders,
-  featureDisabled,
-  type Logger,
-  notFound,
-  operation,
-  platformSwitch,
-  problemErrors,
-  requestLog,
-  securityHeaders,
-} from '@devplat/http';
+import { apiEnvelope, featureDisabled, type Logger, notFound, operation, platformSwitch } from '@devplat/http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { TokenVerifier } from './bearer.ts';
@@ -54,16 +43,12 @@ export function buildApiApp({
   if (tokens) {
     const on = platformSwitch(config.platformEnabled);
     const liveness = livenessCheck(query);
-    operation(router, 'GET', '/cities', on, authenticate(liveness, tokens), getCities(cityRegistry(prisma)));
-    operation(router, 'GET', '/me', on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe());
+    operation(router, 'GET', '/cities', ...on, authenticate(liveness, tokens), getCities(cityRegistry(prisma)));
+    operation(router, 'GET', '/me', ...on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe());
   }
   featureDisabled(router, disabledAreas);
 
-  app.use(commonHeaders());
-  app.use(securityHeaders());
-  app.use(requestLog(logger));
-  app.use(problemErrors(logger));
-  app.use(bodyLimit(16 * 1024));
+  app.use(apiEnvelope(logger, { maxBodyBytes: 16 * 1024 }));
   app.use(router.routes());
   app.use(notFound());
   return app;

@@ -34,12 +34,20 @@ export function invalidToken(description: string): ProblemError {
   });
 }
 
+/** RFC 6750's b64token; checked when a token is first verified, not on every call with it. */
+const token68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+const notBearer = () => invalidToken('the Authorization header is not a Bearer token');
+
+/** The signature part: unique enough to find a remembered token without hashing all of it. */
+const signatureOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
+
 export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerifier {
-  const verified = new Map<string, AccessToken>();
+  const verified = new Map<string, { token: string; accessToken: AccessToken }>();
   return {
     async verify(token) {
-      const known = verified.get(token);
-      if (known && known.expiresAt > Date.now()) return known;
+      const known = verified.get(signatureOf(token));
+      if (known?.token === token && known.accessToken.expiresAt > Date.now()) return known.accessToken;
+      if (!token68.test(token)) throw notBearer();
       let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
       try {
         ({ payload } = await jwtVerify(token, keys, {
@@ -75,7 +83,7 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
         ...(typeof cns === 'string' ? { consentId: cns } : {}),
       };
       if (verified.size >= maxCached) verified.delete(verified.keys().next().value as string);
-      verified.set(token, accessToken);
+      verified.set(signatureOf(token), { token, accessToken });
       return accessToken;
     },
   };
@@ -90,7 +98,12 @@ export function remoteKeys(config: Config): JWTVerifyGetKey {
   });
 }
 
-/** The token of `Authorization: Bearer <token>`; anything else is a 401 naming the scheme. */
+const scheme = 'bearer ';
+
+/**
+ * The credential of `Authorization: Bearer <credential>` (the scheme in any case); no header is a
+ * 401 naming the scheme. The verifier checks the credential's syntax.
+ */
 export function bearerToken(ctx: Context): string {
   const header = ctx.get('Authorization');
   if (!header) {
@@ -98,7 +111,6 @@ export function bearerToken(ctx: Context): string {
       'WWW-Authenticate': 'Bearer realm="developer-platform"',
     });
   }
-  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!match) throw invalidToken('the Authorization header is not a Bearer token');
-  return match[1] as string;
+  if (header.slice(0, scheme.length).toLowerCase() !== scheme) throw notBearer();
+  return header.slice(scheme.length);
 }

@@ -13,7 +13,7 @@ export interface City {
 }
 
 export interface CityRegistry {
-  /** Every reviewed city, ordered by id. */
+  /** Every reviewed city, ordered by id: the same array until the projection is rebuilt. */
   reviewed(): Promise<City[]>;
 }
 

@@ -3,11 +3,10 @@
 // the consent and its player (with the display name, which /me needs). It goes to the driver
 // directly: this runs on every request.
 //
-// Calls that arrive while the statements in flight are busy share the next one (group commit):
-// the statement takes arrays and answers one row per call. Every call is still answered by a
-// statement that starts after the call arrived, so a revocation committed before a call is seen
-// by that call; only the number of round trips to PostgreSQL goes down under load.
-import type { Query } from '@devplat/db';
+// Concurrent calls share statements (groupCommit): the statement takes arrays and answers one
+// row per token, and calls with the same token (the verifier hands out one object per token)
+// share its row. A revocation committed before a call is still seen by that call.
+import { groupCommit, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type AccessToken, invalidToken } from './bearer.ts';
 
@@ -44,52 +43,22 @@ const statement = `
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface Waiting {
-  token: AccessToken;
-  resolve(row: LivenessRow | undefined): void;
-  reject(error: unknown): void;
-}
-
-/** Statements in flight at once (below the pool's size), and calls answered by one statement. */
-const maxInFlight = 4;
+/** Tokens checked by one statement. */
 const maxBatch = 100;
 
 export type LivenessCheck = (token: AccessToken) => Promise<Liveness>;
 
 export function livenessCheck(query: Query): LivenessCheck {
-  let waiting: Waiting[] = [];
-  let inFlight = 0;
-
-  const run = async (batch: Waiting[]) => {
-    try {
-      const rows = await query<LivenessRow>(statement, [
-        batch.map((w) => w.token.clientId),
-        batch.map((w) => w.token.secretId),
-        batch.map((w) => w.token.jti),
-        batch.map((w) => w.token.consentId ?? null),
-      ]);
-      const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
-      for (const [index, w] of batch.entries()) w.resolve(byIndex.get(index + 1));
-    } catch (error) {
-      for (const w of batch) w.reject(error);
-    }
-  };
-  const flush = () => {
-    while (inFlight < maxInFlight && waiting.length > 0) {
-      const batch = waiting.length > maxBatch ? waiting.splice(0, maxBatch) : waiting;
-      if (batch === waiting) waiting = [];
-      inFlight += 1;
-      void run(batch).finally(() => {
-        inFlight -= 1;
-        flush();
-      });
-    }
-  };
-  const row = (token: AccessToken) =>
-    new Promise<LivenessRow | undefined>((resolve, reject) => {
-      waiting.push({ token, resolve, reject });
-      flush();
-    });
+  const row = groupCommit(async (tokens: AccessToken[]) => {
+    const rows = await query<LivenessRow>(statement, [
+      tokens.map((token) => token.clientId),
+      tokens.map((token) => token.secretId),
+      tokens.map((token) => token.jti),
+      tokens.map((token) => token.consentId ?? null),
+    ]);
+    const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
+    return tokens.map((_, index) => byIndex.get(index + 1));
+  }, maxBatch);
 
   return async (token) => {
     // Ids the statement casts are checked here: one malformed value must not fail a shared statement.

@@ -1,16 +1,7 @@
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import {
-  commonHeaders,
-  type Logger,
-  notFound,
-  operation,
-  platformSwitch,
-  problemErrors,
-  requestLog,
-  securityHeaders,
-} from '@devplat/http';
+import { apiEnvelope, type Logger, notFound, operation, platformSwitch } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -74,26 +65,23 @@ function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, pr
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  operation(router, 'POST', `${wirePrefix}/oauth/token`, on, contractOAuthAnswers(), toProvider);
+  operation(router, 'POST', `${wirePrefix}/oauth/token`, ...on, contractOAuthAnswers(), toProvider);
   operation(
     router,
     'POST',
     `${wirePrefix}/oauth/revoke`,
-    on,
+    ...on,
     contractOAuthAnswers(),
     revokeJwtAccessTokens(config, secrets, prisma, provider),
     toProvider,
   );
-  operation(router, 'GET', `${wirePrefix}/.well-known/oauth-authorization-server`, on, serveMetadata);
-  operation(router, 'GET', rfc8414Path, on, serveMetadata);
+  operation(router, 'GET', `${wirePrefix}/.well-known/oauth-authorization-server`, ...on, serveMetadata);
+  operation(router, 'GET', rfc8414Path, ...on, serveMetadata);
 
   const app = new Koa();
   app.silent = true;
   app.keys = secrets.cookieKeys;
-  app.use(commonHeaders());
-  app.use(securityHeaders());
-  app.use(requestLog(logger));
-  app.use(problemErrors(logger));
+  app.use(apiEnvelope(logger));
   app.use(router.routes());
   app.use(notFound());
   return app;

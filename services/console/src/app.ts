@@ -12,7 +12,6 @@ import {
   problemErrors,
   requestLog,
   type ShowPage,
-  securityHeaders,
 } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import Koa, { type Middleware } from 'koa';
@@ -69,7 +68,6 @@ export function buildConsoleApp({ config, prisma, store, logger }: ConsoleDepend
   app.silent = true;
   app.proxy = secure;
   app.use(commonHeaders());
-  app.use(securityHeaders());
   app.use(requestLog(logger));
   app.use(only(true, problemErrors(logger)));
   app.use(only(false, pageHeaders));

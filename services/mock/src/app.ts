@@ -3,17 +3,7 @@
 // and it issues no tokens (503, as the contract allows for token issuance that is not configured).
 import { type Config, wirePrefix } from '@devplat/config';
 import { apiVersion, capabilityKeys, disabledAreas } from '@devplat/contract';
-import {
-  commonHeaders,
-  featureDisabled,
-  type Logger,
-  notFound,
-  operation,
-  ProblemError,
-  problemErrors,
-  requestLog,
-  securityHeaders,
-} from '@devplat/http';
+import { apiEnvelope, featureDisabled, type Logger, notFound, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 
@@ -88,7 +78,7 @@ export function buildMockApp(config: Config, logger: Logger): Koa {
 
   const app = new Koa();
   app.silent = true;
-  app.use(commonHeaders()).use(securityHeaders()).use(requestLog(logger)).use(problemErrors(logger));
+  app.use(apiEnvelope(logger));
   app.use(router.routes()).use(notFound());
   void config;
   return app;

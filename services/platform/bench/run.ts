@@ -1,24 +1,37 @@
-// The benchmarks: each server in its own process, loaded with autocannon after a 2 s warm-up, and
-// compared with a bare Koa route in the same run. Uses DATABASE_URL / REDIS_URL when set.
-//   npm run bench:token -- [seconds=10] [connections=10]   client_credentials vs a bare signing route
-//   npm run bench:api   -- [seconds=10] [connections=50]   /cities and /me vs a bare hello-world
+// The benchmarks: each server in its own process, all started first, then loaded with autocannon
+// in alternating rounds, so a change in what else the machine does falls on every server alike
+// instead of on whichever ran last. Uses DATABASE_URL / REDIS_URL when set.
+//   npm run bench:token -- [seconds=6] [connections=10] [rounds=5]   client_credentials vs a bare signing route
+//   npm run bench:api   -- [seconds=6] [connections=50] [rounds=5]   /cities and /me vs a bare hello-world
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import type { Target } from './servers.ts';
 
-const [suite = 'token', secondsArg, connectionsArg] = process.argv.slice(2);
-const seconds = Number(secondsArg ?? 10);
+const [suite = 'token', secondsArg, connectionsArg, roundsArg] = process.argv.slice(2);
+const seconds = Number(secondsArg ?? 6);
 const connections = Number(connectionsArg ?? (suite === 'api' ? 50 : 10));
+const rounds = Number(roundsArg ?? 5);
 const servers = new URL('./servers.ts', import.meta.url).pathname;
 
-async function startServer(mode: string): Promise<{ child: ChildProcess; target: Target & { me?: Target } }> {
+interface Server {
+  child: ChildProcess;
+  target: Target & { me?: Target };
+}
+
+async function startServer(mode: string): Promise<Server> {
   const child = spawn(process.execPath, [servers, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
   });
   return { child, target: JSON.parse(line) };
+}
+
+async function stopServer({ child }: Server): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
 }
 
 const load = (target: Target, duration: number) =>
@@ -31,50 +44,103 @@ const load = (target: Target, duration: number) =>
     body: target.body,
   });
 
-async function measure(name: string, target: Target) {
-  await load(target, 2); // warm-up: JIT, pools, caches
-  const result = await load(target, seconds);
-  const perSecond = result['2xx'] / seconds;
-  const line =
-    `${name.padEnd(10)} ${perSecond.toFixed(0).padStart(7)} /s   p50 ${String(result.latency.p50).padStart(3)} ms   ` +
-    `p90 ${String(result.latency.p90).padStart(3)} ms   p99 ${String(result.latency.p99).padStart(3)} ms   ` +
-    `non-2xx ${result.non2xx}   errors ${result.errors}   (${target.backend})`;
-  return { perSecond, p99: result.latency.p99, line };
+interface Round {
+  perSecond: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
 }
 
-async function withServer<T>(mode: string, work: (target: Target & { me?: Target }) => Promise<T>): Promise<T> {
-  const { child, target } = await startServer(mode);
-  try {
-    return await work(target);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
+interface Measured {
+  name: string;
+  target: Target;
+  rounds: Round[];
 }
 
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+const mean = (m: Measured) => sum(m.rounds.map((round) => round.perSecond)) / m.rounds.length;
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
-const header = `${connections} connections, ${seconds} s each, after a 2 s warm-up`;
 
-if (suite === 'token') {
-  const bare = await withServer('sign', (t) => measure('bare', t));
-  const platform = await withServer('token', (t) => measure('platform', t));
-  process.stdout.write(
-    `client_credentials token issuance, ${header}\n${bare.line}\n${platform.line}\n` +
-      `platform / bare: ${percent(platform.perSecond, bare.perSecond)} (target: at least 40%)\n`,
-  );
-} else if (suite === 'api') {
-  const bare = await withServer('hello', (t) => measure('hello', t));
-  const [cities, me] = await withServer('api', async (t) => [
-    await measure('/cities', t),
-    await measure('/me', t.me as Target),
-  ]);
-  process.stdout.write(
-    `resource API, ${header}\n${bare.line}\n${cities?.line}\n${me?.line}\n` +
-      `/cities / hello: ${percent(cities?.perSecond ?? 0, bare.perSecond)} (target: at least 50%); ` +
-      `p99 /cities ${cities?.p99} ms, /me ${me?.p99} ms (target: under 20 ms)\n`,
-  );
-} else {
-  process.stderr.write('usage: run.ts token|api [seconds] [connections]\n');
-  process.exit(2);
+/** Warms every target up (JIT, pools, caches), then loads them in turn, `rounds` times. */
+async function measure(targets: Record<string, Target>): Promise<Measured[]> {
+  const measured = Object.entries(targets).map(([name, target]) => ({ name, target, rounds: [] as Round[] }));
+  for (const { target } of measured) await load(target, 2);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const m of measured) {
+      const result = await load(m.target, seconds);
+      const { p50, p90, p99 } = result.latency;
+      m.rounds.push({
+        perSecond: result['2xx'] / seconds,
+        p50,
+        p90,
+        p99,
+        non2xx: result.non2xx,
+        errors: result.errors,
+      });
+    }
+  }
+  return measured;
 }
-process.exit(0);
+
+/** One line per target: mean throughput over the rounds, median latencies, the worst p99. */
+function line(m: Measured): string {
+  const of = (key: keyof Round) => m.rounds.map((round) => round[key]);
+  const ms = (value: number) => `${String(value).padStart(3)} ms`;
+  return (
+    `${m.name.padEnd(10)} ${mean(m).toFixed(0).padStart(7)} /s   p50 ${ms(median(of('p50')))}   ` +
+    `p90 ${ms(median(of('p90')))}   p99 ${ms(median(of('p99')))} (worst ${Math.max(...of('p99'))} ms)   ` +
+    `non-2xx ${sum(of('non2xx'))}   errors ${sum(of('errors'))}   (${m.target.backend})`
+  );
+}
+
+/** Throughput round by round, to show how much what else the machine did moved the numbers. */
+function roundLines(measured: Measured[]): string {
+  return Array.from({ length: rounds }, (_, round) => {
+    const each = measured.map((m) => `${m.name} ${(m.rounds[round] as Round).perSecond.toFixed(0)} /s`);
+    return `round ${round + 1}: ${each.join(', ')}\n`;
+  }).join('');
+}
+
+/** The ratio over all rounds, with the spread of the ratio round by round. */
+function ratio(part: Measured, whole: Measured): string {
+  const perRound = part.rounds.map((round, i) => round.perSecond / (whole.rounds[i] as Round).perSecond);
+  const spread = `${percent(Math.min(...perRound), 1)} to ${percent(Math.max(...perRound), 1)}`;
+  return `${percent(mean(part), mean(whole))} (rounds: ${spread})`;
+}
+
+const header = `${connections} connections, ${rounds} alternating rounds of ${seconds} s each, after a 2 s warm-up`;
+const started: Server[] = [];
+const start = async (mode: string) => {
+  const server = await startServer(mode);
+  started.push(server);
+  return server.target;
+};
+
+try {
+  if (suite === 'token') {
+    const [bare, platform] = await measure({ bare: await start('sign'), platform: await start('token') });
+    process.stdout.write(
+      `client_credentials token issuance, ${header}\n${roundLines([bare, platform] as Measured[])}${line(bare as Measured)}\n${line(platform as Measured)}\n` +
+        `platform / bare: ${ratio(platform as Measured, bare as Measured)} (target: at least 40%)\n`,
+    );
+  } else if (suite === 'api') {
+    const hello = await start('hello');
+    const api = await start('api');
+    const [bare, cities, me] = (await measure({ hello, '/cities': api, '/me': api.me as Target })) as Measured[];
+    const p99 = (m: Measured) => `${median(m.rounds.map((round) => round.p99))} ms`;
+    process.stdout.write(
+      `resource API, ${header}\n${roundLines([bare, cities, me] as Measured[])}${line(bare as Measured)}\n${line(cities as Measured)}\n${line(me as Measured)}\n` +
+        `/cities / hello: ${ratio(cities as Measured, bare as Measured)} (target: at least 50%); ` +
+        `p99 /cities ${p99(cities as Measured)}, /me ${p99(me as Measured)} (target: under 20 ms)\n`,
+    );
+  } else {
+    process.stderr.write('usage: run.ts token|api [seconds] [connections] [rounds]\n');
+    process.exitCode = 2;
+  }
+} finally {
+  await Promise.all(started.map(stopServer));
+}
+process.exit();
