@@ -2,41 +2,30 @@
 // the consent screen, they sign in and allow or decline, and the app's own server receives the
 // answer and redeems the code with oauth4webapi.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
-import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
+import { useBrowserRig } from '@devplat/test/browser';
 import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
-import type { TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
-import type { Browser } from 'playwright-core';
 
-let rig: BrowserRig;
-let platform: TestPlatform;
-let browser: Browser;
-let callback: string;
-
-before(async () => {
-  rig = await startBrowserRig();
-  ({ platform, browser, callback } = rig);
-});
-after(() => rig?.close());
+const rig = useBrowserRig();
 
 async function start(decision: 'Allow' | 'Not now') {
-  const prisma = platform.platform.database.prisma;
+  const prisma = rig.platform.platform.database.prisma;
   const app = await createTestApp(prisma, {
     scopes: ['city.public.read', 'profile.basic.read'],
-    redirectUris: [callback],
+    redirectUris: [rig.callback],
   });
   const player = await createPlayer(prisma, app.developer.id, 'Ada Lovelace');
   const { url, state, verifier } = await authorizationRequest(
-    platform.base,
+    rig.platform.base,
     app.clientId,
-    callback,
+    rig.callback,
     'city.public.read profile.basic.read',
   );
 
-  const context = await browser.newContext();
+  const context = await rig.browser.newContext();
   const page = await context.newPage();
   await page.goto(url);
   await page.getByLabel('Username').fill(player.username);
@@ -46,9 +35,9 @@ async function start(decision: 'Allow' | 'Not now') {
   // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what the player reads
   const consentText = await page.locator('main').innerText();
   await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/consent-screen.png` });
-  const cookies = await context.cookies(platform.playerClient);
+  const cookies = await context.cookies(rig.platform.playerClient);
   await page.getByRole('button', { name: decision }).click();
-  await page.waitForURL((current) => current.href.startsWith(callback));
+  await page.waitForURL((current) => current.href.startsWith(rig.callback));
   const back = new URL(page.url());
   await context.close();
   return { app, player, verifier, state, back, consentText, cookies };
@@ -71,8 +60,8 @@ describe('the consent screen in Chromium', () => {
     assert.equal(session?.sameSite, 'Lax');
 
     assert.match(back.searchParams.get('code') ?? '', /^sva_/);
-    assert.equal(back.searchParams.get('iss'), platform.base);
-    const tokens = await redeemCode(platform.base, app, back, callback, state, verifier, 'client_secret_post');
+    assert.equal(back.searchParams.get('iss'), rig.platform.base);
+    const tokens = await redeemCode(rig.platform.base, app, back, rig.callback, state, verifier, 'client_secret_post');
     assert.equal(decodeJwt(tokens.accessToken).sub, shownId, 'the app sees the ID the player was shown');
     assert.ok(tokens.refreshToken);
   });
@@ -86,7 +75,7 @@ describe('the consent screen in Chromium', () => {
 
   test('pages forbid framing and carry no-store', async () => {
     for (const path of ['/signin', '/oauth/authorize?client_id=svc_aaaaaaaaaaaaaaaaaaaaaaaaaa']) {
-      const response = await fetch(`${platform.playerClient}${path}`);
+      const response = await fetch(`${rig.platform.playerClient}${path}`);
       assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
       assert.equal(response.headers.get('x-frame-options'), 'DENY');
       assert.equal(response.headers.get('cache-control'), 'no-store');

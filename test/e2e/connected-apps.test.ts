@@ -3,32 +3,22 @@
 // very next call and its refresh-token family dies. In Chromium as a player meets it, and over
 // plain HTTP for the refusals.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StoreUnavailableError } from '@devplat/kv';
-import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
+import { useBrowserRig } from '@devplat/test/browser';
 import { allowOverHttp, createNamedApp, formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { type AppClient, authorizationRequest, redeemCode, revokeToken } from '@devplat/test/oauth';
-import type { TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
-import type { Browser } from 'playwright-core';
 
-let rig: BrowserRig;
-let platform: TestPlatform;
-let browser: Browser;
-let callback: string;
+const rig = useBrowserRig();
+const prisma = () => rig.platform.platform.database.prisma;
 
-before(async () => {
-  rig = await startBrowserRig();
-  ({ platform, browser, callback } = rig);
-});
-after(() => rig?.close());
-const prisma = () => platform.platform.database.prisma;
-
-const me = (accessToken: string) => call(platform.base, '/me', { headers: { authorization: `Bearer ${accessToken}` } });
+const me = (accessToken: string) =>
+  call(rig.platform.base, '/me', { headers: { authorization: `Bearer ${accessToken}` } });
 const cities = (accessToken: string) =>
-  call(platform.base, '/cities', { headers: { authorization: `Bearer ${accessToken}` } });
+  call(rig.platform.base, '/cities', { headers: { authorization: `Bearer ${accessToken}` } });
 const consent = (id: string) => prisma().consent.findUniqueOrThrow({ where: { id } });
 const revokedEvents = async (consentId: string) =>
   (await prisma().outboxEvent.findMany({ where: { type: 'consent.revoked' } }))
@@ -46,36 +36,36 @@ async function assertWithdrawn(consentId: string) {
 }
 
 async function signedInAgent(player: { username: string; password: string }) {
-  const agent = new PlayerAgent(platform.playerClient);
+  const agent = new PlayerAgent(rig.platform.playerClient);
   await agent.signIn(player);
   return agent;
 }
 
 describe('connected apps in Chromium', () => {
   test('a player allows two apps, sees both, removes one: its tokens stop, the other keeps working', async () => {
-    const chess = await createNamedApp(prisma(), 'Chess Club', { redirectUris: [callback] });
-    const maps = await createNamedApp(prisma(), 'City Maps', { redirectUris: [callback] });
+    const chess = await createNamedApp(prisma(), 'Chess Club', { redirectUris: [rig.callback] });
+    const maps = await createNamedApp(prisma(), 'City Maps', { redirectUris: [rig.callback] });
     const player = await createPlayer(prisma(), chess.developer.id, 'Ada Lovelace');
-    const context = await browser.newContext();
+    const context = await rig.browser.newContext();
     const page = await context.newPage();
 
     const allowInBrowser = async (app: AppClient, scope: string) => {
-      const request = await authorizationRequest(platform.base, app.clientId, callback, scope);
+      const request = await authorizationRequest(rig.platform.base, app.clientId, rig.callback, scope);
       await page.goto(request.url);
-      if (page.url().startsWith(`${platform.playerClient}/signin`)) {
+      if (page.url().startsWith(`${rig.platform.playerClient}/signin`)) {
         await page.getByLabel('Username').fill(player.username);
         await page.getByLabel('Password').fill(player.password);
         await page.getByRole('button', { name: 'Sign in' }).click();
       }
       await page.getByRole('button', { name: 'Allow' }).click();
-      await page.waitForURL((current) => current.href.startsWith(callback));
-      return redeemCode(platform.base, app, new URL(page.url()), callback, request.state, request.verifier);
+      await page.waitForURL((current) => current.href.startsWith(rig.callback));
+      return redeemCode(rig.platform.base, app, new URL(page.url()), rig.callback, request.state, request.verifier);
     };
     const chessTokens = await allowInBrowser(chess, 'city.public.read profile.basic.read');
     const mapsTokens = await allowInBrowser(maps, 'profile.basic.read');
     assert.equal((await me(chessTokens.accessToken)).status, 200);
 
-    await page.goto(`${platform.playerClient}/account/connected-apps`);
+    await page.goto(`${rig.platform.playerClient}/account/connected-apps`);
     assert.equal(await page.title(), 'Connected apps');
     await page.getByRole('heading', { name: 'Connected apps' }).waitFor();
     const chessEntry = page.getByRole('region', { name: 'Chess Club' });
@@ -86,7 +76,7 @@ describe('connected apps in Chromium', () => {
     const mapsText = await mapsEntry.innerText();
     assert.match(chessText, /See the public list of cities/);
     assert.match(chessText, /See the display name you chose/);
-    assert.match(chessText, new RegExp(`127\\.0\\.0\\.1:${new URL(callback).port}`), 'the return host');
+    assert.match(chessText, new RegExp(`127\\.0\\.0\\.1:${new URL(rig.callback).port}`), 'the return host');
     assert.match(chessText, /Allowed on \d{1,2} \w+ \d{4}/);
     assert.match(mapsText, /See the display name you chose/);
     assert.doesNotMatch(mapsText, /See the public list of cities/, 'only what this app was allowed');
@@ -101,11 +91,11 @@ describe('connected apps in Chromium', () => {
     assert.equal(await mapsEntry.count(), 1);
 
     assertProblem(await me(chessTokens.accessToken), 403, 'CONSENT_REVOKED');
-    const refreshed = await refresh(platform.base, chess, chessTokens.refreshToken);
+    const refreshed = await refresh(rig.platform.base, chess, chessTokens.refreshToken);
     assert.equal(refreshed.status, 400);
     assert.equal(refreshed.json.error, 'invalid_grant');
     const grantId = decodeJwt(chessTokens.accessToken).gid as string;
-    assert.deepEqual(await platform.platform.store.members(`oidc:grant:${grantId}`), [], 'the family is gone');
+    assert.deepEqual(await rig.platform.platform.store.members(`oidc:grant:${grantId}`), [], 'the family is gone');
     assert.equal((await me(mapsTokens.accessToken)).status, 200, 'the other app keeps working');
     assert.equal((await consent(mapsTokens.consentId)).status, 'active');
     await assertWithdrawn(chessTokens.consentId);
@@ -121,8 +111,8 @@ describe('connected apps over HTTP', () => {
   test('signed out, the page and the remove form send the player to sign in and remove nothing', async () => {
     const app = await createNamedApp(prisma(), 'Puzzle Hunt');
     const player = await createPlayer(prisma(), app.developer.id);
-    const tokens = await allowOverHttp(platform.base, app, player);
-    const stranger = new PlayerAgent(platform.playerClient);
+    const tokens = await allowOverHttp(rig.platform.base, app, player);
+    const stranger = new PlayerAgent(rig.platform.playerClient);
 
     const page = await stranger.get('/account/connected-apps');
     assert.equal(page.status, 302);
@@ -137,7 +127,7 @@ describe('connected apps over HTTP', () => {
   test('sign-in without return_to lands on connected apps: the empty state, and Sign out with its CSRF token', async () => {
     const app = await createNamedApp(prisma(), 'Unused App');
     const player = await createPlayer(prisma(), app.developer.id, 'Grace');
-    const agent = new PlayerAgent(platform.playerClient);
+    const agent = new PlayerAgent(rig.platform.playerClient);
     assert.equal(await agent.signIn(player), '/account/connected-apps');
     const root = await agent.get('/');
     assert.equal(root.headers.get('location'), '/account/connected-apps');
@@ -167,7 +157,7 @@ describe('connected apps over HTTP', () => {
   test('a remove without the CSRF token, with a wrong one or with another session’s is refused', async () => {
     const app = await createNamedApp(prisma(), 'Word Quest');
     const player = await createPlayer(prisma(), app.developer.id);
-    const tokens = await allowOverHttp(platform.base, app, player);
+    const tokens = await allowOverHttp(rig.platform.base, app, player);
     const agent = await signedInAgent(player);
     const otherSession = await signedInAgent(player);
     const { csrf: otherCsrf } = await otherSession.connectedApps();
@@ -194,8 +184,8 @@ describe('connected apps over HTTP', () => {
     const beta = await createNamedApp(prisma(), 'Beta Builders');
     const first = await createPlayer(prisma(), alpha.developer.id, 'First');
     const second = await createPlayer(prisma(), beta.developer.id, 'Second');
-    const firstTokens = await allowOverHttp(platform.base, alpha, first);
-    await allowOverHttp(platform.base, beta, second);
+    const firstTokens = await allowOverHttp(rig.platform.base, alpha, first);
+    await allowOverHttp(rig.platform.base, beta, second);
 
     const agent = await signedInAgent(second);
     const { html, csrf } = await agent.connectedApps();
@@ -214,8 +204,8 @@ describe('connected apps over HTTP', () => {
   test('an app allowed twice is listed once with both scopes, and Remove access ends both consents', async () => {
     const app = await createNamedApp(prisma(), 'Twice Allowed');
     const player = await createPlayer(prisma(), app.developer.id);
-    const cityTokens = await allowOverHttp(platform.base, app, player, 'city.public.read');
-    const profileTokens = await allowOverHttp(platform.base, app, player, 'profile.basic.read');
+    const cityTokens = await allowOverHttp(rig.platform.base, app, player, 'city.public.read');
+    const profileTokens = await allowOverHttp(rig.platform.base, app, player, 'profile.basic.read');
     const firstAllowed = (await consent(cityTokens.consentId)).grantedAt;
 
     const agent = await signedInAgent(player);
@@ -236,7 +226,7 @@ describe('connected apps over HTTP', () => {
     assertProblem(await cities(cityTokens.accessToken), 403, 'CONSENT_REVOKED');
     assertProblem(await me(profileTokens.accessToken), 403, 'CONSENT_REVOKED');
     for (const tokens of [cityTokens, profileTokens]) {
-      assert.equal((await refresh(platform.base, app, tokens.refreshToken)).json.error, 'invalid_grant');
+      assert.equal((await refresh(rig.platform.base, app, tokens.refreshToken)).json.error, 'invalid_grant');
       await assertWithdrawn(tokens.consentId);
     }
   });
@@ -244,8 +234,8 @@ describe('connected apps over HTTP', () => {
   test('an unknown app, a malformed id or an app whose access already ended: nothing to remove', async () => {
     const app = await createNamedApp(prisma(), 'Already Revoked');
     const player = await createPlayer(prisma(), app.developer.id);
-    const tokens = await allowOverHttp(platform.base, app, player);
-    assert.equal((await revokeToken(platform.base, app, tokens.refreshToken)).status, 200);
+    const tokens = await allowOverHttp(rig.platform.base, app, player);
+    assert.equal((await revokeToken(rig.platform.base, app, tokens.refreshToken)).status, 200);
     const agent = await signedInAgent(player);
     const { csrf } = await agent.connectedApps();
 
@@ -264,12 +254,12 @@ describe('connected apps over HTTP', () => {
   test('a store failing after the receipt is revoked does not undo the withdrawal', async () => {
     const app = await createNamedApp(prisma(), 'Store Outage');
     const player = await createPlayer(prisma(), app.developer.id);
-    const tokens = await allowOverHttp(platform.base, app, player);
+    const tokens = await allowOverHttp(rig.platform.base, app, player);
     const agent = await signedInAgent(player);
     const { csrf } = await agent.connectedApps();
 
     // The grant's entries cannot be deleted: the refresh-token family stays in the store.
-    const store = platform.platform.store;
+    const store = rig.platform.platform.store;
     const realDelete = store.delete;
     store.delete = async (keys) => {
       if (keys.some((key) => key.startsWith('oidc:'))) throw new StoreUnavailableError();
@@ -285,7 +275,7 @@ describe('connected apps over HTTP', () => {
     assert.match((await agent.connectedApps()).html, /Removed access for Store Outage\./);
     await assertWithdrawn(tokens.consentId);
     assertProblem(await me(tokens.accessToken), 403, 'CONSENT_REVOKED');
-    const refreshed = await refresh(platform.base, app, tokens.refreshToken);
+    const refreshed = await refresh(rig.platform.base, app, tokens.refreshToken);
     assert.equal(refreshed.json.error, 'invalid_grant', 'no refresh under an ended consent');
   });
 });

@@ -2,27 +2,17 @@
 // once), rotate and revoke secrets, create a sandbox player, send a test webhook, disable the app,
 // and then run the consent flow with the app and player made in the console up to a GET /me.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { hashPassword } from '@devplat/passwords';
-import { type BrowserRig, startBrowserRig } from '@devplat/test/browser';
+import { useBrowserRig } from '@devplat/test/browser';
 import { call } from '@devplat/test/http';
 import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
-import type { TestPlatform } from '@devplat/test/platform';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-let rig: BrowserRig;
-let platform: TestPlatform;
-let browser: Browser;
-let callback: string;
-
-before(async () => {
-  rig = await startBrowserRig();
-  ({ platform, browser, callback } = rig);
-});
-after(() => rig?.close());
+const rig = useBrowserRig();
 
 async function register(page: Page, email: string) {
-  await page.goto(`${platform.console}/register`);
+  await page.goto(`${rig.platform.console}/register`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Display name').fill('Grace Hopper');
   await page.getByLabel('Password').fill('a long enough password');
@@ -32,16 +22,16 @@ async function register(page: Page, email: string) {
 
 describe('the developer console in Chromium', () => {
   test('from registration to a first GET /me with an app and a player made in the console', async () => {
-    const context = await browser.newContext();
+    const context = await rig.browser.newContext();
     const page = await context.newPage();
     await register(page, `console-${Date.now()}@example.test`);
-    const cookie = (await context.cookies(platform.console)).find((c) => c.name === 'console_session');
+    const cookie = (await context.cookies(rig.platform.console)).find((c) => c.name === 'console_session');
     assert.ok(cookie?.httpOnly, 'the session cookie is HttpOnly');
     assert.equal(cookie?.sameSite, 'Strict');
 
     await page.getByRole('link', { name: 'Create app' }).click();
     await page.getByLabel('Name').fill('Console App');
-    await page.getByLabel('Redirect URIs').fill(callback);
+    await page.getByLabel('Redirect URIs').fill(rig.callback);
     await page.getByLabel('city.public.read').check();
     await page.getByLabel('profile.basic.read').check();
     await page.getByLabel('Webhook URL').fill('https://hooks.example.test/consent');
@@ -57,7 +47,7 @@ describe('the developer console in Chromium', () => {
     await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/console-app.png`, fullPage: true });
 
     // The secret is not on the page any more once it is left.
-    await page.goto(`${platform.console}/apps/${clientId}`);
+    await page.goto(`${rig.platform.console}/apps/${clientId}`);
     assert.ok(!(await page.content()).includes(clientSecret));
 
     // Rotation: a second secret shown once, then the first one revoked.
@@ -91,44 +81,46 @@ describe('the developer console in Chromium', () => {
 
     // The app (acting as the developer's server) sends the player through the consent screen.
     const { url, state, verifier } = await authorizationRequest(
-      platform.base,
+      rig.platform.base,
       clientId,
-      callback,
+      rig.callback,
       'profile.basic.read',
     );
-    const player = await browser.newContext();
+    const player = await rig.browser.newContext();
     const playerPage = await player.newPage();
     await playerPage.goto(url);
     await playerPage.getByLabel('Username').fill(username);
     await playerPage.getByLabel('Password').fill('player password');
     await playerPage.getByRole('button', { name: 'Sign in' }).click();
     await playerPage.getByRole('button', { name: 'Allow' }).click();
-    await playerPage.waitForURL((url) => url.href.startsWith(callback));
+    await playerPage.waitForURL((url) => url.href.startsWith(rig.callback));
     const app = { clientId, clientSecret: newSecret };
-    const tokens = await redeemCode(platform.base, app, new URL(playerPage.url()), callback, state, verifier);
-    const me = await call(platform.base, '/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const tokens = await redeemCode(rig.platform.base, app, new URL(playerPage.url()), rig.callback, state, verifier);
+    const me = await call(rig.platform.base, '/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
     assert.equal(me.status, 200);
     assert.equal(me.json.display_name, 'Tess Tester');
     await player.close();
 
     // Disabling the app stops the token on its next use.
-    await page.goto(`${platform.console}/apps/${clientId}`);
+    await page.goto(`${rig.platform.console}/apps/${clientId}`);
     await page.getByRole('button', { name: 'Disable app' }).click();
     await page.getByText('Disabled the app.').waitFor();
-    const refused = await call(platform.base, '/me', { headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const refused = await call(rig.platform.base, '/me', {
+      headers: { authorization: `Bearer ${tokens.accessToken}` },
+    });
     assert.equal(refused.status, 401);
     await context.close();
   });
 
   test('a guest account is refused with a clear message; bad input is shown on the form', async () => {
-    const prisma = platform.platform.database.prisma;
+    const prisma = rig.platform.platform.database.prisma;
     const email = `guest-${Date.now()}@example.test`;
     await prisma.account.create({
       data: { email, passwordHash: await hashPassword('guest password 1'), displayName: 'Guest', kind: 'guest' },
     });
-    const context = await browser.newContext();
+    const context = await rig.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${platform.console}/signin`);
+    await page.goto(`${rig.platform.console}/signin`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('guest password 1');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -137,10 +129,10 @@ describe('the developer console in Chromium', () => {
       (await page.getByRole('alert').textContent()) ?? '',
       /Guest accounts cannot use the developer console/,
     );
-    assert.equal((await context.cookies(platform.console)).filter((c) => c.name === 'console_session').length, 0);
+    assert.equal((await context.cookies(rig.platform.console)).filter((c) => c.name === 'console_session').length, 0);
 
     await register(page, `form-${Date.now()}@example.test`);
-    await page.goto(`${platform.console}/apps/new`);
+    await page.goto(`${rig.platform.console}/apps/new`);
     await page.getByLabel('Name').fill('Too Many');
     await page
       .getByLabel('Redirect URIs')
@@ -152,7 +144,7 @@ describe('the developer console in Chromium', () => {
     assert.equal(await page.getByLabel('Name').inputValue(), 'Too Many', 'the form keeps what was typed');
 
     // Signed in, but without the session's form token: refused, nothing made.
-    const forged = await page.request.post(`${platform.console}/apps`, {
+    const forged = await page.request.post(`${rig.platform.console}/apps`, {
       form: { name: 'Forged', scopes: 'city.public.read' },
       maxRedirects: 0,
     });
@@ -162,21 +154,21 @@ describe('the developer console in Chromium', () => {
   });
 
   test('forms need the CSRF token, and pages forbid framing', async () => {
-    const forged = await fetch(`${platform.console}/apps`, {
+    const forged = await fetch(`${rig.platform.console}/apps`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: 'console_session=dps_x' },
       body: 'name=Forged&scopes=city.public.read',
       redirect: 'manual',
     });
     assert.equal(forged.status, 401);
-    const signIn = await fetch(`${platform.console}/signin`, {
+    const signIn = await fetch(`${rig.platform.console}/signin`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'email=a%40example.test&password=whatever',
     });
     assert.equal(signIn.status, 403, 'a sign-in without the form token is refused');
     for (const path of ['/signin', '/register', '/apps']) {
-      const response = await fetch(`${platform.console}${path}`, { redirect: 'manual' });
+      const response = await fetch(`${rig.platform.console}${path}`, { redirect: 'manual' });
       assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
       assert.equal(response.headers.get('x-frame-options'), 'DENY');
     }

@@ -1,6 +1,7 @@
 // Debian's Chromium through playwright-core, and the third-party app's own little server that the
 // browser is sent back to after the consent screen.
 import { createServer, type Server } from 'node:http';
+import { after, before } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { startTestPlatform, type TestPlatform } from './platform.ts';
 import { freePort } from './process.ts';
@@ -38,6 +39,19 @@ export interface BrowserRig {
   /** The app's registered redirect URI, served by its own server. */
   callback: string;
   close(): Promise<void>;
+}
+
+/**
+ * A browser rig for a test file: started before its tests, closed after them. Read its fields
+ * inside tests; they are set once the file's `before` has run.
+ */
+export function useBrowserRig(): BrowserRig {
+  const rig = {} as BrowserRig;
+  before(async () => {
+    Object.assign(rig, await startBrowserRig());
+  });
+  after(() => rig.close?.());
+  return rig;
 }
 
 export async function startBrowserRig(): Promise<BrowserRig> {

@@ -1,22 +1,7 @@
 // webhooks test, deliveries list/replay: the console's view of an app's webhook deliveries.
+import type { DeliveryView as Delivery } from '@devplat/contract';
 import type { CommandSpec } from './command.ts';
 import { orDash, when } from './output.ts';
-
-interface Delivery {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  url: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  replay_of: string | null;
-  test: boolean;
-}
 
 const deliveryStatuses = ['failed', 'pending', 'succeeded'] as const;
 const clientId = { name: 'client_id', description: "The app's client id (svc_...)" };

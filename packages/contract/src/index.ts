@@ -1,2 +1,3 @@
 export * from './catalogue.ts';
+export * from './console-api.ts';
 export * from './openapi.ts';

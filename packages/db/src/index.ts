@@ -16,5 +16,6 @@ export type {
 export { Prisma, PrismaClient } from './generated/client.ts';
 export * from './generated/enums.ts';
 export { groupCommit } from './group-commit.ts';
+export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
 export { seedRegistry } from './seed.ts';

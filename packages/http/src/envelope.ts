@@ -4,8 +4,10 @@ import type { Middleware } from 'koa';
 import { toProblem } from './errors.ts';
 import { setCommonHeaders } from './headers.ts';
 import { type Logger, logRequest } from './logger.ts';
-import { sendProblem } from './problem.ts';
-import { payloadTooLarge } from './routes.ts';
+import { ProblemError, sendProblem } from './problem.ts';
+
+const payloadTooLarge = (limit: number) =>
+  new ProblemError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes.`);
 
 export interface EnvelopeOptions {
   /** Refuse a body announced larger than this many bytes before anything reads it. */
@@ -13,8 +15,8 @@ export interface EnvelopeOptions {
 }
 
 /**
- * commonHeaders, requestLog, problemErrors and (with maxBodyBytes) bodyLimit, in that order, as one
- * middleware: the common and security headers, one log line per request when info is logged, every
+ * commonHeaders, requestLog, problemErrors and (with maxBodyBytes) a body limit, in that order, as
+ * one middleware: the common and security headers, one log line per request when info is logged, every
  * error rendered as a Problem.
  */
 export function apiEnvelope(logger: Logger, { maxBodyBytes = Infinity }: EnvelopeOptions = {}): Middleware {

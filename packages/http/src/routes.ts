@@ -49,15 +49,3 @@ export function platformSwitch(enabled: boolean): Middleware[] {
 const platformOff: Middleware = () => {
   throw new ProblemError('FEATURE_DISABLED', 'The developer platform is switched off in this environment.');
 };
-
-/** Refuses requests that announce a body larger than `limit` bytes before anything reads it. */
-export function bodyLimit(limit: number): Middleware {
-  return async (ctx, next) => {
-    if (Number(ctx.get('Content-Length') || 0) > limit) throw payloadTooLarge(limit);
-    await next();
-  };
-}
-
-export function payloadTooLarge(limit: number): ProblemError {
-  return new ProblemError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes.`);
-}

@@ -1,25 +1,6 @@
 // The console's view of an app's deliveries.
+import type { DeliveryStatus, DeliveryView } from '@devplat/contract';
 import type { OutboxEvent, PrismaClient, WebhookDelivery } from '@devplat/db';
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-
-/** The console's JSON view of a delivery. */
-export interface DeliveryView {
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  url: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  /** null once final (succeeded or failed). */
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  replay_of: string | null;
-  test: boolean;
-}
 
 const listLimit = 100;
 

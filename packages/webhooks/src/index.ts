@@ -1,5 +1,5 @@
 export { type AddressKind, addressKind, addressProblem } from './addresses.ts';
-export { type DeliveryStatus, type DeliveryView, deliveryView, listDeliveries } from './deliveries.ts';
+export { deliveryView, listDeliveries } from './deliveries.ts';
 export { type WebhookRule, WebhookRuleError } from './errors.ts';
 export { signedHeaders, userAgent, webhookBody } from './message.ts';
 export { replayDelivery } from './replay.ts';

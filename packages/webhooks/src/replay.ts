@@ -1,8 +1,6 @@
 // The console's audited replay of a failed delivery.
-import type { PrismaClient } from '@devplat/db';
+import { isUuid, type PrismaClient } from '@devplat/db';
 import { WebhookRuleError } from './errors.ts';
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Queues the event of a failed delivery again, to the app's current webhook URL, as a new delivery
@@ -15,7 +13,7 @@ export async function replayDelivery(
   deliveryId: string,
   actor: { accountId: string; requestId?: string },
 ): Promise<{ deliveryId: string } | null> {
-  if (!uuidPattern.test(deliveryId)) return null;
+  if (!isUuid(deliveryId)) return null;
   return prisma.$transaction(async (tx) => {
     const original = await tx.webhookDelivery.findUnique({
       where: { id: deliveryId },

@@ -3,6 +3,7 @@
 // refetched on an unknown kid with a cooldown). A verified token is remembered by its exact bytes
 // until it expires; liveness is still checked on every call (liveness.ts).
 import type { Config } from '@devplat/config';
+import { isUuid } from '@devplat/db';
 import { DependencyUnavailableError, ProblemError } from '@devplat/http';
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Context } from 'koa';
@@ -24,7 +25,6 @@ export interface TokenVerifier {
   verify(token: string): Promise<AccessToken>;
 }
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const maxCached = 10_000;
 
 /** 401 with RFC 6750's invalid_token: the credential is missing its validity, not its scope. */
@@ -68,10 +68,10 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
       }
       const { sub, jti, exp, client_id: clientId, scope, env, csid, cns } = payload as Record<string, unknown>;
       if (env !== config.environment) throw invalidToken('the token is for another environment');
-      if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof csid !== 'string' || !uuid.test(csid)) {
+      if (typeof clientId !== 'string' || typeof scope !== 'string' || typeof csid !== 'string' || !isUuid(csid)) {
         throw invalidToken('the token lacks required claims');
       }
-      if (cns !== undefined && (typeof cns !== 'string' || !uuid.test(cns)))
+      if (cns !== undefined && (typeof cns !== 'string' || !isUuid(cns)))
         throw invalidToken('the token lacks required claims');
       const accessToken: AccessToken = {
         jti: jti as string,

@@ -6,7 +6,7 @@
 // Concurrent calls share statements (groupCommit): the statement takes arrays and answers one
 // row per token, and calls with the same token (the verifier hands out one object per token)
 // share its row. A revocation committed before a call is still seen by that call.
-import { groupCommit, type Query } from '@devplat/db';
+import { groupCommit, isUuid, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type AccessToken, invalidToken } from './bearer.ts';
 
@@ -41,8 +41,6 @@ const statement = `
   FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[]) WITH ORDINALITY
     AS t(client_id, secret_id, jti, consent_id, i)`;
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Tokens checked by one statement. */
 const maxBatch = 100;
 
@@ -63,7 +61,7 @@ export function livenessCheck(query: Query): LivenessCheck {
   return async (token) => {
     // Ids the statement casts are checked here: one malformed value must not fail a shared statement.
     const consentId = token.consentId ?? null;
-    if (!uuid.test(token.secretId) || (consentId !== null && !uuid.test(consentId))) {
+    if (!isUuid(token.secretId) || (consentId !== null && !isUuid(consentId))) {
       throw invalidToken('the token names credentials that do not exist');
     }
     const live = await row(token);

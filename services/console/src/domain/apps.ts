@@ -3,11 +3,10 @@
 // is answered exactly like one that does not exist.
 import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
-import type { App, ClientSecret, PrismaClient } from '@devplat/db';
+import type { DeliveryStatus, DeliveryView } from '@devplat/contract';
+import { type App, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import {
-  type DeliveryStatus,
-  type DeliveryView,
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
@@ -52,7 +51,6 @@ export const appView = (app: AppWithSecrets): AppView => ({
   created_at: app.createdAt.toISOString(),
 });
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const notFound = (what: string): never => {
   throw new ProblemError('NOT_FOUND', `${what} does not exist or is not yours.`);
 };
@@ -151,9 +149,7 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
 
     async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
       const app = await find(actor.accountId, clientId);
-      const secret = uuidPattern.test(secretId)
-        ? app.secrets.find((candidate) => candidate.id === secretId)
-        : undefined;
+      const secret = isUuid(secretId) ? app.secrets.find((candidate) => candidate.id === secretId) : undefined;
       if (!secret) notFound(`The secret ${secretId}`);
       if (await revokeSecret(prisma, directory, app.id, secretId)) {
         await audit(prisma, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId });
@@ -194,7 +190,7 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
     failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),
 
     async replay(actor: Actor, deliveryId: string) {
-      if (!uuidPattern.test(deliveryId)) notFound(`The delivery ${deliveryId}`);
+      if (!isUuid(deliveryId)) notFound(`The delivery ${deliveryId}`);
       const replayed = await ruled(() => replayDelivery(prisma, deliveryId, actor));
       return replayed ?? notFound(`The delivery ${deliveryId}`);
     },

@@ -1,6 +1,7 @@
 // The console's pages: plain HTML with labelled controls and no scripts. Every value is escaped.
+
+import type { DeliveryView } from '@devplat/contract';
 import { scopes as scopeCatalogue, scopeDescriptions } from '@devplat/contract';
-import type { DeliveryView } from '@devplat/webhooks';
 import type { AppView } from '../domain/apps.ts';
 import type { PlayerView } from '../domain/players.ts';
 

@@ -2,8 +2,9 @@
 // cookie session. Every form carries a CSRF token (the session's, or before sign-in a
 // double-submit cookie), pages forbid framing, and the cookie is HttpOnly, SameSite=Strict and
 // Secure (__Host-) when the console is served over https.
+
+import type { DeliveryView } from '@devplat/contract';
 import { ProblemError, randomToken, readFormWithLists, sameToken } from '@devplat/http';
-import type { DeliveryView } from '@devplat/webhooks';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { authenticate, registerAccount, usable } from '../domain/accounts.ts';
