@@ -46,9 +46,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 3000,
+      // The hot statements take arrays (a batch of tokens) and their plans do not depend on the
+      // values, yet PostgreSQL priced the generic plan above a custom one and planned every call
+      // anew: 0.9 ms of planning against 0.2 ms of execution (measured, see README → Benchmarks).
+      options: '-c plan_cache_mode=force_generic_plan',
     });
     pool.on('error', () => {}); // a dropped idle connection fails the next query, not the process
-    // Named statements are parsed once per connection instead of on every call.
+    // Named statements are parsed and planned once per connection instead of on every call.
     const names = new Map<string, string>();
     const nameOf = (text: string) => {
       const known = names.get(text);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
+import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { applyMigrations, diffSchemaAgainstMigrations, seedRegistry } from '../src/index.ts';
@@ -32,6 +32,19 @@ describe('migrations', () => {
 
   test('applying them again changes nothing', async () => {
     assert.deepEqual(await applyMigrations(database.adapter), []);
+  });
+});
+
+describe('plain SQL for the hot paths', () => {
+  // Sequential calls reuse the pool's one idle connection, whose prepared statements the view lists.
+  test('a statement is planned once per connection, not on every call', { skip: !realPostgresUrl }, async () => {
+    const statement = 'SELECT count(*) AS n FROM unnest($1::text[]) AS t(client_id) JOIN apps a USING (client_id)';
+    for (let call = 0; call < 8; call += 1) await database.query(statement, [[clientId]]);
+    const plans = await database.query<{ generic_plans: string; custom_plans: string }>(
+      'SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1',
+      [statement],
+    );
+    assert.deepEqual(plans, [{ generic_plans: '8', custom_plans: '0' }]);
   });
 });
 

@@ -14,26 +14,36 @@ const securityHeaders = {
   'Referrer-Policy': 'no-referrer',
 } as const;
 
+/** Every answer's headers but the request id, as name, value, name, value... */
+const fixedHeaders = Object.entries({
+  'X-Service-API-Version': apiVersion,
+  'Cache-Control': 'no-store',
+  ...securityHeaders,
+}).flat();
+
 /**
  * The contract's common headers: a server-generated X-Request-ID (an incoming one is never trusted
- * or echoed), X-Service-API-Version 1.0 and Cache-Control no-store; and the security headers.
+ * or echoed), X-Service-API-Version 1.0 and Cache-Control no-store; and the security headers. As a
+ * flat list for `writeHead`.
  */
-export function setCommonHeaders(ctx: Context): string {
-  const requestId = newRequestId();
-  ctx.state.requestId = requestId;
-  ctx.set({
-    'X-Request-ID': requestId,
-    'X-Service-API-Version': apiVersion,
-    'Cache-Control': 'no-store',
-    ...securityHeaders,
-  });
-  return requestId;
+export function commonHeaderList(requestId: string): string[] {
+  return ['X-Request-ID', requestId, ...fixedHeaders];
 }
 
-/** The common and security headers on every answer (see setCommonHeaders). */
+/** Sets the common headers (see commonHeaderList) that the answer does not set itself. */
+export function setCommonHeaders(ctx: Context, requestId: string): void {
+  const list = commonHeaderList(requestId);
+  for (let i = 0; i < list.length; i += 2) {
+    if (!ctx.res.hasHeader(list[i] as string)) ctx.set(list[i] as string, list[i + 1] as string);
+  }
+}
+
+/** The common and security headers on every answer, set before the handlers (which may override them). */
 export function commonHeaders(): Middleware {
   return async (ctx, next) => {
-    setCommonHeaders(ctx);
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    setCommonHeaders(ctx, requestId);
     await next();
   };
 }

@@ -11,6 +11,8 @@ import {
   notFound,
   problemErrors,
   type RunningServer,
+  readyJson,
+  sendReady,
 } from '../src/index.ts';
 
 // A small app on the package's conventions, with routes that fail in each way a handler can.
@@ -77,6 +79,7 @@ describe('logging', () => {
 });
 
 describe('apiEnvelope', () => {
+  const ready = readyJson({ ready: true, text: 'größer' }, 201);
   async function envelopeServer(level: 'info' | 'warn', lines: string[]) {
     const app = new Koa();
     app.silent = true;
@@ -90,6 +93,15 @@ describe('apiEnvelope', () => {
     router.post('/upload', (ctx) => {
       ctx.body = { ok: true };
     });
+    router.get('/own-cache', (ctx) => {
+      ctx.set('Cache-Control', 'max-age=60');
+      ctx.body = { ok: true };
+    });
+    router.get('/ready', (ctx) => sendReady(ctx, ready));
+    router.get('/ready-then-crash', (ctx) => {
+      sendReady(ctx, ready);
+      throw new Error('after the answer was chosen');
+    });
     const logger = createLogger(level, 'test', { write: (line: string) => lines.push(line) });
     app
       .use(apiEnvelope(logger, { maxBodyBytes: 1024 }))
@@ -98,7 +110,7 @@ describe('apiEnvelope', () => {
     return listen(app.callback(), '127.0.0.1', 0);
   }
 
-  test('sets the common and security headers, renders errors as Problems and logs one line per request', async () => {
+  test('sets the common and security headers, renders errors as Problems, writes ready answers and logs one line per request', async () => {
     const lines: string[] = [];
     const running = await envelopeServer('info', lines);
     try {
@@ -120,6 +132,25 @@ describe('apiEnvelope', () => {
       assert.equal(upload.status, 413);
       assert.equal(((await upload.json()) as { code: string }).code, 'PAYLOAD_TOO_LARGE');
 
+      const readyAnswer = await fetch(`${running.origin}/ready`);
+      assert.equal(readyAnswer.status, 201);
+      assert.equal(readyAnswer.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(readyAnswer.headers.get('content-length'), String(ready.body.length));
+      assert.match(readyAnswer.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
+      assert.notEqual(readyAnswer.headers.get('x-request-id'), ok.headers.get('x-request-id'));
+      assert.equal(readyAnswer.headers.get('cache-control'), 'no-store');
+      assert.equal(readyAnswer.headers.get('referrer-policy'), 'no-referrer');
+      assert.deepEqual(await readyAnswer.json(), { ready: true, text: 'größer' });
+
+      const head = await fetch(`${running.origin}/ready`, { method: 'HEAD' });
+      assert.equal(head.status, 201);
+      assert.equal(head.headers.get('content-length'), String(ready.body.length));
+      assert.equal(await head.text(), '');
+
+      const late = await fetch(`${running.origin}/ready-then-crash`);
+      assert.equal(late.status, 500);
+      assert.equal(((await late.json()) as { code: string }).code, 'INTERNAL_ERROR');
+
       const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
       assert.deepEqual(
         requests.map((entry) => [entry.path, entry.status]),
@@ -127,8 +158,22 @@ describe('apiEnvelope', () => {
           ['/ok', 200],
           ['/crash', 500],
           ['/upload', 413],
+          ['/ready', 201],
+          ['/ready', 201],
+          ['/ready-then-crash', 500],
         ],
       );
+    } finally {
+      await running.close();
+    }
+  });
+
+  test("a handler's own value of a common header stands", async () => {
+    const running = await envelopeServer('warn', []);
+    try {
+      const response = await fetch(`${running.origin}/own-cache`);
+      assert.equal(response.headers.get('cache-control'), 'max-age=60');
+      assert.equal(response.headers.get('x-service-api-version'), '1.0');
     } finally {
       await running.close();
     }
