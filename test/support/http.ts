@@ -51,6 +51,9 @@ export function jsonOf(text: string): unknown {
   }
 }
 
+/** The seven members of a contract Problem, sorted: a Problem has these and no others. */
+export const problemMembers = ['code', 'detail', 'instance', 'request_id', 'status', 'title', 'type'];
+
 /** Asserts a Problem with this status and code, and nothing internal in it. */
 export function assertProblem(answer: Answer, status: number, code: string): void {
   assert.equal(answer.status, status, answer.text);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { problemMembers } from '@devplat/test/http';
 import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { developerShell, scratchDir } from './cli.ts';
@@ -69,15 +70,7 @@ describe('account and session', () => {
     assert.equal(refused.code, 1);
     assert.equal(refused.stdout, '');
     const problem = JSON.parse(refused.stderr);
-    assert.deepEqual(Object.keys(problem).sort(), [
-      'code',
-      'detail',
-      'instance',
-      'request_id',
-      'status',
-      'title',
-      'type',
-    ]);
+    assert.deepEqual(Object.keys(problem).sort(), problemMembers);
     assert.equal(problem.code, 'EMAIL_TAKEN');
     assert.equal(problem.status, 409);
   });

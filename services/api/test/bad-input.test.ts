@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { generateSigningKey, loadConfig, type SigningKey } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
-import { assertProblem, call } from '@devplat/test/http';
+import { assertProblem, call, problemMembers } from '@devplat/test/http';
 import { createLocalJWKSet, importJWK, SignJWT } from 'jose';
 import { remoteKeys, tokenVerifier } from '../src/index.ts';
 import { type RunningApi, startApi } from './support.ts';
@@ -137,15 +137,7 @@ describe('query strings and headers', () => {
     const answer = parseRaw(await raw(api.origin, 'HELLO THERE\r\n\r\n'));
     assert.equal(answer.status, 400);
     assert.equal(answer.json.code, 'MALFORMED_REQUEST');
-    assert.deepEqual(Object.keys(answer.json).sort(), [
-      'code',
-      'detail',
-      'instance',
-      'request_id',
-      'status',
-      'title',
-      'type',
-    ]);
+    assert.deepEqual(Object.keys(answer.json).sort(), problemMembers);
   });
 });
 
