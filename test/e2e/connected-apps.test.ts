@@ -4,7 +4,7 @@
 // plain HTTP for the refusals.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { StoreUnavailableError } from '@devplat/kv';
+import { DependencyUnavailableError } from '@devplat/errors';
 import { useBrowserRig } from '@devplat/test/browser';
 import { allowOverHttp, createNamedApp, formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
 import { assertProblem, call } from '@devplat/test/http';
@@ -262,7 +262,7 @@ describe('connected apps over HTTP', () => {
     const store = rig.platform.platform.store;
     const realDelete = store.delete;
     store.delete = async (keys) => {
-      if (keys.some((key) => key.startsWith('oidc:'))) throw new StoreUnavailableError();
+      if (keys.some((key) => key.startsWith('oidc:'))) throw new DependencyUnavailableError('Redis');
       return realDelete(keys);
     };
     let response: Response;

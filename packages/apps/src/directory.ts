@@ -7,7 +7,7 @@
 // Concurrent lookups share their counter reads (groupCommit): one MGET per event-loop turn.
 import { groupCommit, type PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
-import { findUsableApp, type UsableApp } from './registry.ts';
+import { findUsableApp, type UsableApp } from './usable-app.ts';
 
 const versionKey = (clientId: string) => `app-version:${clientId}`;
 const maxEntries = 10_000;

@@ -1,4 +1,13 @@
-export { hashSecret, matchSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
+export { matchSecret } from './credentials.ts';
 export { type AppDirectory, appDirectory } from './directory.ts';
-export { redirectUriProblem, redirectUrisProblem } from './redirect-uris.ts';
-export * from './registry.ts';
+export {
+  type AppRule,
+  AppRuleError,
+  addSecret,
+  createApp,
+  disableApp,
+  type NewApp,
+  revokeSecret,
+  suspendAccount,
+} from './registry.ts';
+export { findUsableApp, grantedAppScopes, type UsableApp } from './usable-app.ts';

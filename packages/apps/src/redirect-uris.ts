@@ -6,7 +6,7 @@ const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
  * Contract rule 8: https:// with a host, or http://127.0.0.1, http://[::1] or http://localhost on
  * any port; no fragment, no credentials, no wildcard. Returns why a URI is refused, or null.
  */
-export function redirectUriProblem(uri: string): string | null {
+function redirectUriProblem(uri: string): string | null {
   let url: URL;
   try {
     url = new URL(uri);

@@ -1,11 +1,13 @@
-// Apps and their secrets in PostgreSQL: creation, rotation, revocation and authentication.
-import { appScopes, type Scope, scopes as scopeCatalogue } from '@devplat/contract';
+// Changes to apps and their secrets in PostgreSQL: creation, rotation, revocation, disabling and
+// suspension. Each change that can end tokens tells the directory (directory.ts), which every
+// process consults through the per-request read (usable-app.ts).
+import { isScope, scopeNames } from '@devplat/contract';
 import type { App, ClientSecret, PrismaClient } from '@devplat/db';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 
-export const maxActiveSecrets = 2;
+const maxActiveSecrets = 2;
 
 /** Which rule refused; the names are the console's problem codes. */
 export type AppRule = 'INVALID_REQUEST' | 'NOT_FOUND' | 'SECRET_LIMIT';
@@ -38,10 +40,10 @@ export async function createApp(
   };
   const problem = redirectUrisProblem(input.redirectUris);
   if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
-  const known = Object.keys(scopeCatalogue).join(', ');
+  const known = scopeNames.join(', ');
   if (input.scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);
   if (new Set(input.scopes).size !== input.scopes.length) refuse('scopes must not repeat.');
-  const unknownScope = input.scopes.find((scope) => !Object.hasOwn(scopeCatalogue, scope));
+  const unknownScope = input.scopes.find((scope) => !isScope(scope));
   if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
   const clientSecret = newClientSecret();
   const app = await prisma.app.create({
@@ -137,58 +139,4 @@ async function changedApps(
   await bump();
   await change();
   await bump();
-}
-
-export type UsableApp = App & { secrets: { id: string; hash: string }[] };
-
-interface UsableAppRow {
-  id: string;
-  client_id: string;
-  account_id: string;
-  name: string;
-  environment: App['environment'];
-  status: App['status'];
-  scopes: string[];
-  redirect_uris: string[];
-  webhook_url: string | null;
-  webhook_signing_secret: string | null;
-  created_at: Date;
-  disabled_at: Date | null;
-  secrets: { id: string; hash: string }[];
-}
-
-/**
- * The app with its active secret hashes, if it is an active sandbox app of an active full
- * account. One indexed query: it runs on every token request.
- */
-export async function findUsableApp(prisma: PrismaClient, clientId: string): Promise<UsableApp | null> {
-  const [row] = await prisma.$queryRaw<UsableAppRow[]>`
-    SELECT a.id::text, a.client_id, a.account_id::text, a.name, a.environment::text, a.status::text,
-           a.scopes, a.redirect_uris, a.webhook_url, a.webhook_signing_secret, a.created_at, a.disabled_at,
-           coalesce((SELECT json_agg(json_build_object('id', s.id::text, 'hash', s.hash))
-                       FROM client_secrets s WHERE s.app_id = a.id AND s.status = 'active'), '[]'::json) AS secrets
-      FROM apps a JOIN accounts acc ON acc.id = a.account_id
-     WHERE a.client_id = ${clientId} AND a.status = 'active' AND a.environment = 'sandbox'
-       AND acc.status = 'active' AND acc.kind = 'full'`;
-  if (!row) return null;
-  return {
-    id: row.id,
-    clientId: row.client_id,
-    accountId: row.account_id,
-    name: row.name,
-    environment: row.environment,
-    status: row.status,
-    scopes: row.scopes,
-    redirectUris: row.redirect_uris,
-    webhookUrl: row.webhook_url,
-    webhookSigningSecret: row.webhook_signing_secret,
-    createdAt: row.created_at,
-    disabledAt: row.disabled_at,
-    secrets: row.secrets,
-  };
-}
-
-/** The app scopes an app may put in an app token. */
-export function grantedAppScopes(app: Pick<App, 'scopes'>): Scope[] {
-  return appScopes.filter((scope) => app.scopes.includes(scope));
 }

@@ -1,23 +1,11 @@
 // apps list/create/show/disable and secrets rotate/revoke.
+import type { AppView } from '@devplat/contract';
+import { scopeNames } from '@devplat/contract/catalogue';
 import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
 import { UsageError } from './errors.ts';
 import { type Output, orDash, when } from './output.ts';
 import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
-export interface App {
-  client_id: string;
-  name: string;
-  environment: string;
-  status: string;
-  scopes: string[];
-  redirect_uris: string[];
-  webhook_url: string | null;
-  webhook_signing_secret: string | null;
-  secrets: { secret_id: string; created_at: string; status: string; revoked_at: string | null }[];
-  created_at: string;
-}
-
-export const scopeChoices = ['city.public.read', 'profile.basic.read'] as const;
 const clientId: ArgumentSpec = { name: 'client_id', description: "The app's client id (svc_...)" };
 const app = (ctx: CommandContext) => encodeURIComponent(ctx.args.client_id as string);
 
@@ -27,7 +15,7 @@ function secretWarning(out: Output, secret: string) {
   out.line('! Save this client secret now: it is shown only once and cannot be retrieved again.');
 }
 
-function showApp(out: Output, app: App) {
+function showApp(out: Output, app: AppView) {
   out.fields([
     ['Client ID', app.client_id],
     ['Name', app.name],
@@ -48,7 +36,7 @@ function showApp(out: Output, app: App) {
 }
 
 /** The `devplat try` line that fits this app, when it has what try needs. */
-function tryHint(app: App): string | undefined {
+function tryHint(app: AppView): string | undefined {
   if (!app.scopes.includes('profile.basic.read')) return undefined;
   const redirect = app.redirect_uris.includes(defaultRedirectUri)
     ? defaultRedirectUri
@@ -62,7 +50,7 @@ const list: CommandSpec = {
   path: ['apps', 'list'],
   summary: 'List your sandbox apps',
   async run(ctx) {
-    const answer = await ctx.signedIn().request<{ data: App[] }>('GET', '/apps');
+    const answer = await ctx.signedIn().request<{ data: AppView[] }>('GET', '/apps');
     ctx.out.answer(answer.text, () => {
       if (answer.body.data.length === 0) {
         ctx.out.line('No apps yet. Create one with: devplat apps create --name <name> --scope profile.basic.read');
@@ -105,8 +93,8 @@ const create: CommandSpec = {
       type: 'string',
       value: 'scope',
       multiple: true,
-      choices: scopeChoices,
-      description: `A scope the app may ask for: ${scopeChoices.join(' or ')}`,
+      choices: scopeNames,
+      description: `A scope the app may ask for: ${scopeNames.join(' or ')}`,
     },
     {
       name: 'webhook-url',
@@ -125,7 +113,7 @@ const create: CommandSpec = {
     'devplat apps create --name "City Lookup" --scope city.public.read --json',
   ],
   async run(ctx) {
-    const answer = await ctx.signedIn().request<{ app: App; client_secret: string }>('POST', '/apps', {
+    const answer = await ctx.signedIn().request<{ app: AppView; client_secret: string }>('POST', '/apps', {
       name: ctx.options.name,
       redirect_uris: ctx.options['redirect-uri'] ?? [],
       scopes: ctx.options.scope ?? [],
@@ -152,7 +140,7 @@ const show: CommandSpec = {
   summary: 'Show an app: scopes, redirect URIs, webhook, secrets',
   args: [clientId],
   async run(ctx) {
-    const answer = await ctx.signedIn().request<App>('GET', `/apps/${app(ctx)}`);
+    const answer = await ctx.signedIn().request<AppView>('GET', `/apps/${app(ctx)}`);
     ctx.out.answer(answer.text, () => showApp(ctx.out, answer.body));
   },
 };
@@ -162,7 +150,7 @@ const disable: CommandSpec = {
   summary: 'Disable an app; its tokens stop on their next use',
   args: [clientId],
   async run(ctx) {
-    const answer = await ctx.signedIn().request<App>('POST', `/apps/${app(ctx)}/disable`);
+    const answer = await ctx.signedIn().request<AppView>('POST', `/apps/${app(ctx)}/disable`);
     ctx.out.answer(answer.text, () => {
       ctx.out.line(
         `Disabled ${answer.body.client_id} ("${answer.body.name}"): every token issued to it stops working on its next use.`,
@@ -185,7 +173,7 @@ const setWebhook: CommandSpec = {
     if ((url === undefined) === (ctx.options.remove !== true)) {
       throw new UsageError('Give exactly one of --url <url> or --remove.');
     }
-    const answer = await ctx.signedIn().request<App>('PATCH', `/apps/${app(ctx)}`, { webhook_url: url ?? null });
+    const answer = await ctx.signedIn().request<AppView>('PATCH', `/apps/${app(ctx)}`, { webhook_url: url ?? null });
     ctx.out.answer(answer.text, () =>
       ctx.out.line(
         answer.body.webhook_url

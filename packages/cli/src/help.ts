@@ -16,14 +16,14 @@ function optionUsage(option: OptionSpec): string {
   return option.multiple ? `[${text}]...` : `[${text}]`;
 }
 
-export function usageLine(spec: CommandSpec): string {
+function usageLine(spec: CommandSpec): string {
   const args = (spec.args ?? []).map((arg) => (arg.variadic ? `[${arg.name}...]` : `<${arg.name}>`));
   const options = (spec.options ?? []).map(optionUsage);
   return [bin, ...spec.path, ...args, ...options].join(' ');
 }
 
 /** A paragraph broken into lines of at most `width` characters. */
-export function wrap(paragraph: string, width = 100): string[] {
+function wrap(paragraph: string, width = 100): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of paragraph.split(/\s+/)) {

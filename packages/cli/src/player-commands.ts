@@ -1,21 +1,14 @@
 // players list/create: the synthetic sandbox players a developer signs in as on the consent screen.
+import type { PlayerView } from '@devplat/contract';
 import type { CommandSpec } from './command.ts';
 import { orDash, when } from './output.ts';
 import { readSecret } from './secret-input.ts';
-
-interface Player {
-  id: string;
-  username: string;
-  display_name: string | null;
-  status: string;
-  created_at: string;
-}
 
 const list: CommandSpec = {
   path: ['players', 'list'],
   summary: 'List your sandbox players',
   async run(ctx) {
-    const answer = await ctx.signedIn().request<{ data: Player[] }>('GET', '/sandbox-players');
+    const answer = await ctx.signedIn().request<{ data: PlayerView[] }>('GET', '/sandbox-players');
     ctx.out.answer(answer.text, () => {
       if (answer.body.data.length === 0) {
         ctx.out.line('No sandbox players yet. Create one with: devplat players create --username <username>');
@@ -64,7 +57,7 @@ const create: CommandSpec = {
       prompt: `Password for the player ${ctx.options.username}: `,
       confirmPrompt: 'Repeat the password: ',
     });
-    const answer = await ctx.signedIn().request<Player>('POST', '/sandbox-players', {
+    const answer = await ctx.signedIn().request<PlayerView>('POST', '/sandbox-players', {
       username: ctx.options.username,
       password,
       ...(ctx.options['display-name'] !== undefined ? { display_name: ctx.options['display-name'] } : {}),

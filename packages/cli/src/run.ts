@@ -12,10 +12,10 @@ import { activeSession, refusedSessionHints } from './session.ts';
 import { isLoopbackHttp } from './try-defaults.ts';
 import { version } from './version.ts';
 
-export const defaultConsoleUrl = 'http://127.0.0.1:8082';
+const defaultConsoleUrl = 'http://127.0.0.1:8082';
 
 /** The console's URL as credentials are keyed: no trailing slash, no query. */
-export function consoleUrlFrom(given: string): string {
+function consoleUrlFrom(given: string): string {
   let url: URL;
   try {
     url = new URL(given);

@@ -39,7 +39,7 @@ export async function readSecret(io: Io, source: SecretSource): Promise<string> 
 }
 
 /** The first line of a stream (without its line break); reading stops there. */
-export async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
+async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
   stream.setEncoding('utf8');
   let text = '';
   for await (const chunk of stream) {
@@ -50,7 +50,7 @@ export async function readFirstLine(stream: NodeJS.ReadableStream): Promise<stri
 }
 
 /** Reads a line at the terminal without echoing it. Ctrl-C stops the command (exit 130). */
-export function promptHidden(stdin: NodeJS.ReadStream, stderr: Io['stderr'], prompt: string): Promise<string> {
+function promptHidden(stdin: NodeJS.ReadStream, stderr: Io['stderr'], prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
     stderr.write(prompt);
     let value = '';

@@ -1,9 +1,9 @@
 // devplat try: the quick start's last step. The CLI acts as the developer's app with oauth4webapi:
 // discovery, an authorization URL with PKCE (S256) and state, the redirect received on a loopback
 // redirect URI, state and iss checked, the code redeemed, and GET /me called with the token.
+import type { AppView } from '@devplat/contract';
+import { type Scope, scopeNames } from '@devplat/contract/catalogue';
 import * as oauth from 'oauth4webapi';
-import type { App } from './app-commands.ts';
-import { scopeChoices } from './app-commands.ts';
 import { listenForCallback } from './callback-server.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { networkReason, problemOf } from './console-client.ts';
@@ -12,7 +12,7 @@ import { readSecret } from './secret-input.ts';
 import { defaultBaseUrl, defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
 const requestTimeoutMs = 30_000;
-const profileScope = 'profile.basic.read';
+const profileScope: Scope = 'profile.basic.read';
 
 /** oauth4webapi refuses plain http unless told; try allows it only for a loopback base URL. */
 type Insecure = { [oauth.allowInsecureRequests]: boolean };
@@ -65,9 +65,9 @@ function settings(ctx: CommandContext): TrySettings {
  * refuse without ever coming back (an unregistered redirect URI). Returns the app's scopes.
  */
 async function checkApp(ctx: CommandContext, s: TrySettings): Promise<string[] | undefined> {
-  let app: App;
+  let app: AppView;
   try {
-    app = (await ctx.signedIn().request<App>('GET', `/apps/${encodeURIComponent(s.clientId)}`)).body;
+    app = (await ctx.signedIn().request<AppView>('GET', `/apps/${encodeURIComponent(s.clientId)}`)).body;
   } catch (error) {
     if (error instanceof FailureError && error.problem.code === 'NOT_FOUND') throw error;
     if (!(error instanceof CliError)) throw error;
@@ -366,7 +366,7 @@ export const tryCommand: CommandSpec = {
       type: 'string',
       value: 'scope',
       multiple: true,
-      choices: scopeChoices,
+      choices: scopeNames,
       description: `Scopes to ask for (default: the app's); must include ${profileScope}`,
     },
     {

@@ -1,9 +1,9 @@
 // webhooks test, deliveries list/replay: the console's view of an app's webhook deliveries.
-import type { DeliveryView as Delivery } from '@devplat/contract';
+import type { DeliveryView as Delivery, DeliveryStatus } from '@devplat/contract';
 import type { CommandSpec } from './command.ts';
 import { orDash, when } from './output.ts';
 
-const deliveryStatuses = ['failed', 'pending', 'succeeded'] as const;
+const deliveryStatuses = ['failed', 'pending', 'succeeded'] as const satisfies readonly DeliveryStatus[];
 const clientId = { name: 'client_id', description: "The app's client id (svc_...)" };
 
 const shorten = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -3,6 +3,7 @@
 // the redirect back to the CLI.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { idFormats } from '@devplat/contract';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
@@ -14,7 +15,6 @@ let redirectUri: string;
 let clientId: string;
 let clientSecret: string;
 const player = { username: 'ada', password: 'player-password' };
-const pairwiseSub = /^ps_[A-Za-z0-9_-]{32}$/;
 
 before(async () => {
   platform = await startTestPlatform({}, { webhookWorker: false });
@@ -86,7 +86,7 @@ describe('the player allows', () => {
     const result = await cli.done;
     assert.equal(result.code, 0, result.stderr);
     firstSub = /^ {2}sub +(\S+)$/m.exec(result.stdout)?.[1] as string;
-    assert.match(firstSub, pairwiseSub);
+    assert.match(firstSub, idFormats.pairwiseSubject);
     assert.match(result.stdout, /^ {2}display_name +Ada$/m);
     assert.match(result.stdout, /^Scopes +city\.public\.read profile\.basic\.read$/m);
     assert.match(result.stdout, /--show-tokens/);

@@ -8,6 +8,11 @@ export const scopes = {
   'profile.basic.read': { audience: 'user only', grants: 'GET /me: the pairwise sub and the chosen display name' },
 } as const;
 export type Scope = keyof typeof scopes;
+/** The scope names in catalogue order. */
+export const scopeNames = Object.keys(scopes) as readonly Scope[];
+export function isScope(name: string): name is Scope {
+  return Object.hasOwn(scopes, name);
+}
 /** Plain words for the consent screen. */
 export const scopeDescriptions: Record<Scope, string> = {
   'city.public.read': 'See the public list of cities and where the game is available',
@@ -26,26 +31,23 @@ export const limits = {
   refreshTokenSeconds: 30 * 24 * 60 * 60,
   citiesLimit: { min: 1, max: 100, default: 25 },
   maxDataItems: 100,
-  codeVerifierLength: { min: 43, max: 128 },
+  /** Also a CHECK constraint on apps.redirect_uris in the migrations. */
   maxRedirectUris: 5,
 } as const;
 
 export const idFormats = {
   clientId: /^svc_[a-z2-7]{26}$/,
   pairwiseSubject: /^ps_[A-Za-z0-9_-]{32}$/,
-  countryCode: /^[A-Z]{2}$/,
   authorizationCodePrefix: 'sva_',
 } as const;
 
-export const platformStatusValues = [
-  'OPERATIONAL',
-  'DEGRADED',
-  'PARTIAL_OUTAGE',
-  'MAJOR_OUTAGE',
-  'MAINTENANCE',
-  'UNKNOWN',
-] as const;
-export type PlatformStatusValue = (typeof platformStatusValues)[number];
+export type PlatformStatusValue =
+  | 'OPERATIONAL'
+  | 'DEGRADED'
+  | 'PARTIAL_OUTAGE'
+  | 'MAJOR_OUTAGE'
+  | 'MAINTENANCE'
+  | 'UNKNOWN';
 
 /**
  * Keys of the Capabilities map. The contract leaves them to us; README documents each.

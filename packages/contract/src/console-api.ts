@@ -20,3 +20,26 @@ export interface DeliveryView {
   replay_of: string | null;
   test: boolean;
 }
+
+/** The console's JSON view of an app; the client secrets appear only as ids, never as values. */
+export interface AppView {
+  client_id: string;
+  name: string;
+  environment: 'sandbox' | 'staging' | 'production';
+  status: 'active' | 'disabled';
+  scopes: string[];
+  redirect_uris: string[];
+  webhook_url: string | null;
+  webhook_signing_secret: string | null;
+  secrets: { secret_id: string; created_at: string; status: 'active' | 'revoked'; revoked_at: string | null }[];
+  created_at: string;
+}
+
+/** The console's JSON view of a sandbox player (never its password). */
+export interface PlayerView {
+  id: string;
+  username: string;
+  display_name: string | null;
+  status: 'active' | 'disabled';
+  created_at: string;
+}

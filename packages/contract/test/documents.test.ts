@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ContractValidator, contractDocumentPath, loadContractDocument } from '../src/index.ts';
+import { ContractValidator, contractDocumentPath, contractVersions, loadContractDocument } from '../src/index.ts';
 
 describe('contract documents', () => {
-  for (const version of ['1.1.0', '1.0.0'] as const) {
+  for (const version of contractVersions) {
     test(`${version} is a valid OpenAPI 3.1 document`, async () => {
       const result = await new Validator().validate(contractDocumentPath(version));
       assert.equal(result.valid, true, JSON.stringify(result.errors));

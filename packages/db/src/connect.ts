@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { failingClosed, postgresFailure } from './failures.ts';
 import { PrismaClient } from './generated/client.ts';
 
 /** One SQL statement with positional parameters ($1, $2, ...), for the few hot paths. */
@@ -36,10 +37,12 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl !== null) {
-    const adapter = new PrismaPg(
-      { connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 3000 },
-      // A dropped connection must fail the query it serves, not crash the process.
-      { onPoolError: () => {}, onConnectionError: () => {} },
+    const adapter = failingClosed(
+      new PrismaPg(
+        { connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 3000 },
+        // A dropped connection must fail the query it serves, not crash the process.
+        { onPoolError: () => {}, onConnectionError: () => {} },
+      ),
     );
     const prisma = new PrismaClient({ adapter });
     const pool = new pg.Pool({
@@ -65,10 +68,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       try {
         return (await pool.query({ name: nameOf(text), text, values })).rows as Row[];
       } catch (error) {
-        if (error instanceof pg.DatabaseError) throw error;
-        throw Object.assign(new Error('PostgreSQL is unavailable', { cause: error }), {
-          name: 'DependencyUnavailableError',
-        });
+        throw postgresFailure(error);
       }
     };
     return {

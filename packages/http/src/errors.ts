@@ -1,43 +1,18 @@
-import type { Middleware } from 'koa';
+import { DependencyUnavailableError } from '@devplat/errors';
 import type { Logger } from './logger.ts';
-import { ProblemError, sendProblem } from './problem.ts';
+import { ProblemError } from './problem.ts';
+
+export { DependencyUnavailableError };
 
 /** True for failures of a backing store (PostgreSQL, Redis): the answer is 503, not 500. */
-export function isDependencyFailure(error: unknown): boolean {
-  const name = (error as Error)?.name ?? '';
-  const code = (error as { code?: unknown })?.code;
-  return (
-    name.startsWith('PrismaClient') ||
-    name === 'DriverAdapterError' ||
-    name === 'DependencyUnavailableError' ||
-    (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'EPIPE'].includes(code))
-  );
-}
-
-/** Thrown by code that finds a backing store unreachable. */
-export class DependencyUnavailableError extends Error {
-  constructor(what: string, options?: ErrorOptions) {
-    super(`${what} is unavailable`, options);
-    this.name = 'DependencyUnavailableError';
-  }
-}
+export const isDependencyFailure = (error: unknown): error is DependencyUnavailableError =>
+  error instanceof DependencyUnavailableError;
 
 /**
- * Fail closed: every error becomes a Problem. ProblemErrors are rendered as they are; Koa's own
- * HTTP errors keep their status with a generic detail; backing-store failures answer 503; anything
- * else is a 500 whose detail says nothing about the cause (the log line has it).
+ * The Problem an error answers as, failing closed. ProblemErrors stand as they are; Koa's own HTTP
+ * errors keep their status with a generic detail; backing-store failures answer 503; anything else
+ * is a 500 whose detail says nothing about the cause. The cause of a 500 or 503 goes to the log only.
  */
-export function problemErrors(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      sendProblem(ctx, toProblem(error, logger, ctx.state.requestId as string));
-    }
-  };
-}
-
-/** The Problem an error answers as; the cause of a 500 or 503 goes to the log only. */
 export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
   if (error instanceof ProblemError) return error;
   const status = (error as { status?: unknown; expose?: unknown })?.status;

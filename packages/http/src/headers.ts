@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiVersion } from '@devplat/contract';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 
 export function newRequestId(): string {
   return `req_${randomUUID().replaceAll('-', '')}`;
@@ -36,14 +36,4 @@ export function setCommonHeaders(ctx: Context, requestId: string): void {
   for (let i = 0; i < list.length; i += 2) {
     if (!ctx.res.hasHeader(list[i] as string)) ctx.set(list[i] as string, list[i + 1] as string);
   }
-}
-
-/** The common and security headers on every answer, set before the handlers (which may override them). */
-export function commonHeaders(): Middleware {
-  return async (ctx, next) => {
-    const requestId = newRequestId();
-    ctx.state.requestId = requestId;
-    setCommonHeaders(ctx, requestId);
-    await next();
-  };
 }

@@ -1,36 +1,136 @@
-// Errors of HTML pages (the player client, the console's web UI): a refusal shows its detail, a
-// failure shows a reference and is logged; nothing internal reaches the browser.
-import type { Context, Middleware } from 'koa';
+// The stack every page app (the player client, the console's web UI) is built from: a request id
+// on every answer and in its one log line, the page security headers, a refusal shown with its
+// detail, a failure shown with the logged request id as its reference (nothing internal reaches
+// the browser), 404 as a page and a wrong method on a known path as a 405 page with Allow.
+import Router from '@koa/router';
+import Koa, { type Context, type Middleware } from 'koa';
 import { isDependencyFailure } from './errors.ts';
 import { newRequestId } from './headers.ts';
-import type { Logger } from './logger.ts';
+import type { Html } from './html.ts';
+import { type Logger, logRequest } from './logger.ts';
 import { ProblemError } from './problem.ts';
+import { type OperationHandlers, operation } from './routes.ts';
 
-/** Renders one page; `problem` is the refusal being shown, when there is one. */
-export type ShowPage = (ctx: Context, status: number, title: string, message: string, problem?: ProblemError) => void;
+/**
+ * The page security headers. `form-action 'self'` is left out only where a form's answer is a
+ * redirect to another site: Chrome applies form-action to the redirect too, so with it the consent
+ * screen could never send the player back to the app after Allow.
+ */
+function pageHeaders(formAction: boolean): Record<string, string> {
+  return {
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'${formAction ? "; form-action 'self'" : ''}`,
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
 
-export function pageErrors(logger: Logger, show: ShowPage): Middleware {
+const everyPage = pageHeaders(true);
+const redirectingForms = pageHeaders(false);
+const withoutFormAction =
+  (guard?: Middleware): Middleware =>
+  (ctx, next) => {
+    ctx.set(redirectingForms);
+    return guard ? guard(ctx, next) : next();
+  };
+
+/** A page for a refusal (`problem` is set) or a failure. */
+export interface ErrorPage {
+  status: number;
+  title: string;
+  message: string;
+  problem?: ProblemError;
+}
+
+/** Renders a site's error page in its own layout. */
+export type RenderErrorPage = (page: ErrorPage) => Html;
+
+/** Answers with a page. */
+export function sendPage(ctx: Context, status: number, page: Html): void {
+  ctx.status = status;
+  ctx.type = 'html';
+  ctx.body = page.toString();
+}
+
+// A refusal shows its detail (and sends its headers: Allow); anything else is logged and shows
+// the request id of the log lines as its reference. A switched-off site is a refusal too.
+function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
+  if (error instanceof ProblemError && (error.status < 500 || error.code === 'FEATURE_DISABLED')) {
+    ctx.set(error.headers);
+    return { status: error.status, title: 'That did not work', message: error.detail, problem: error };
+  }
+  const requestId = ctx.state.requestId as string;
+  logger.error(
+    { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
+    'page error',
+  );
+  const unavailable = isDependencyFailure(error);
+  return {
+    status: unavailable ? 503 : 500,
+    title: 'Something went wrong',
+    message: `${unavailable ? 'The service is temporarily unavailable. Try again shortly.' : 'An internal error occurred.'} Reference: ${requestId}.`,
+  };
+}
+
+function pageFront(logger: Logger, render: RenderErrorPage): Middleware {
   return async (ctx, next) => {
+    const started = performance.now();
+    const requestId = newRequestId();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-ID', requestId);
+    ctx.set(everyPage);
     try {
       await next();
-      if (ctx.status === 404 && !ctx.body) show(ctx, 404, 'Not found', 'There is no page here.');
-    } catch (error) {
-      if (error instanceof ProblemError && (error.status < 500 || error.code === 'FEATURE_DISABLED')) {
-        show(ctx, error.status, 'That did not work', error.detail, error);
-        return;
+      if (ctx.status === 404 && !ctx.body) {
+        sendPage(ctx, 404, render({ status: 404, title: 'Not found', message: 'There is no page here.' }));
       }
-      const requestId = (ctx.state.requestId as string | undefined) ?? newRequestId();
-      logger.error(
-        { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
-        'page error',
-      );
-      const unavailable = isDependencyFailure(error);
-      show(
-        ctx,
-        unavailable ? 503 : 500,
-        'Something went wrong',
-        `${unavailable ? 'The service is temporarily unavailable. Try again shortly.' : 'An internal error occurred.'} Reference: ${requestId}.`,
-      );
+    } catch (error) {
+      const page = errorPageFor(ctx, error, logger);
+      sendPage(ctx, page.status, render(page));
+    } finally {
+      logRequest(logger, ctx, started);
     }
+  };
+}
+
+export interface PageAppOptions {
+  logger: Logger;
+  errorPage: RenderErrorPage;
+  /** Keys for signed cookies (Koa's app.keys). */
+  keys?: string[];
+  /** Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy). */
+  proxy?: boolean;
+  /** Runs before every route: a site's switch. */
+  guard?: Middleware;
+}
+
+export interface PageRouteOptions {
+  /** false only where a form answers with a redirect to another site (see pageHeaders). */
+  formAction?: boolean;
+  /** Runs before each of the path's handlers (not before its 405): sign-in, say. */
+  guard?: Middleware;
+}
+
+export interface PageApp {
+  app: Koa;
+  /**
+   * Registers the pages of a path (exact: case-sensitive, no trailing slash). GET answers HEAD
+   * too; any other method is a 405 page with Allow.
+   */
+  route(path: string, handlers: OperationHandlers, options?: PageRouteOptions): void;
+}
+
+export function pageApp({ logger, errorPage, keys, proxy = false, guard }: PageAppOptions): PageApp {
+  const router = new Router({ strict: true, sensitive: true });
+  const app = new Koa({ keys, proxy });
+  app.silent = true;
+  app.use(pageFront(logger, errorPage));
+  if (guard) app.use(guard);
+  app.use(router.routes());
+  return {
+    app,
+    route: (path, handlers, { formAction = true, guard: routeGuard } = {}) =>
+      operation(router, path, handlers, formAction ? routeGuard : withoutFormAction(routeGuard)),
   };
 }

@@ -2,16 +2,31 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ProblemError } from './problem.ts';
 
-type Method = 'GET' | 'POST';
+/** The methods an operation can answer; HEAD comes with GET, as HTTP requires. */
+export type OperationMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What an operation answers each of its methods with: one handler or a chain, run in order. */
+export type OperationHandlers = Partial<Record<OperationMethod, Middleware | readonly Middleware[]>>;
+
+// The order of the Allow header, whatever the order of the handlers.
+const methodOrder: readonly OperationMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
- * Registers an operation and, on the same path, 405 for every other method with an Allow
- * header. HEAD is allowed wherever GET is, as HTTP requires.
+ * Registers an operation: each of its methods with its handlers, behind `guard` when one is given,
+ * and, on the same path, 405 with an Allow header for every other method. The 405 runs no guard:
+ * a wrong method is refused before anything else is checked.
  */
-export function operation(router: Router, method: Method, path: string, ...handlers: Middleware[]): void {
-  const allow = method === 'GET' ? 'GET, HEAD' : method;
-  router.register(path, method === 'GET' ? ['GET', 'HEAD'] : [method], handlers as never);
-  router.all(path, methodNotAllowed(allow));
+export function operation(router: Router, path: string, handlers: OperationHandlers, guard?: Middleware): void {
+  const allowed: string[] = [];
+  for (const method of methodOrder) {
+    const handler = handlers[method];
+    if (handler === undefined) continue;
+    const methods = method === 'GET' ? ['GET', 'HEAD'] : [method];
+    allowed.push(...methods);
+    const chain = guard ? [guard].concat(handler) : ([] as Middleware[]).concat(handler);
+    router.register(path, methods, chain as never);
+  }
+  router.all(path, methodNotAllowed(allowed.join(', ')));
 }
 
 export function methodNotAllowed(allow: string): Middleware {

@@ -3,13 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import Router from '@koa/router';
 import Koa from 'koa';
 import {
+  apiApp,
   apiEnvelope,
-  commonHeaders,
   createLogger,
   DependencyUnavailableError,
   listen,
   notFound,
-  problemErrors,
   type RunningServer,
   readyJson,
   sendReady,
@@ -19,8 +18,6 @@ import {
 let server: RunningServer;
 const logLines: string[] = [];
 before(async () => {
-  const app = new Koa();
-  app.silent = true;
   const router = new Router();
   router.get('/crash', () => {
     throw new Error('database password is hunter2');
@@ -30,8 +27,7 @@ before(async () => {
   });
   router.get('/koa-error', (ctx) => ctx.throw(400, 'internal detail'));
   const logger = createLogger('info', 'test', { write: (line: string) => logLines.push(line) });
-  app.use(commonHeaders()).use(problemErrors(logger)).use(router.routes()).use(notFound());
-  server = await listen(app.callback(), '127.0.0.1', 0);
+  server = await listen(apiApp({ logger }, router).callback(), '127.0.0.1', 0);
 });
 after(() => server.close());
 

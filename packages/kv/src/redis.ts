@@ -1,5 +1,6 @@
+import { DependencyUnavailableError } from '@devplat/errors';
 import { Redis } from 'ioredis';
-import { type KeyValueStore, StoreUnavailableError } from './store.ts';
+import type { KeyValueStore } from './store.ts';
 
 /**
  * Redis through ioredis, failing fast: no offline queue and one retry, so a request never waits
@@ -14,12 +15,12 @@ export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
     commandTimeout: 2_000,
     lazyConnect: false,
   });
-  redis.on('error', () => {}); // surfaced per command as StoreUnavailableError
+  redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } catch (cause) {
-      throw new StoreUnavailableError({ cause });
+      throw new DependencyUnavailableError('Redis', { cause });
     }
   };
   return {

@@ -17,11 +17,3 @@ export interface KeyValueStore {
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
-
-/** The store could not be reached; callers answer 503. */
-export class StoreUnavailableError extends Error {
-  constructor(options?: ErrorOptions) {
-    super('the key-value store is unavailable', options);
-    this.name = 'DependencyUnavailableError';
-  }
-}

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { type KeyValueStore, memoryStore, redisStore, StoreUnavailableError } from '../src/index.ts';
+import { DependencyUnavailableError } from '@devplat/errors';
+import { type KeyValueStore, memoryStore, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 const stores: [string, () => KeyValueStore][] = [['memory', memoryStore]];
@@ -51,12 +52,12 @@ for (const [name, open] of stores) {
 }
 
 describe('an unreachable Redis', () => {
-  test('fails every operation fast with StoreUnavailableError', async () => {
+  test('fails every operation fast with DependencyUnavailableError', async () => {
     const store = redisStore('redis://127.0.0.1:1');
     try {
       const started = Date.now();
-      await assert.rejects(store.getMany(['a']), StoreUnavailableError);
-      await assert.rejects(store.putIfAbsent('a', '1', 1), StoreUnavailableError);
+      await assert.rejects(store.getMany(['a']), DependencyUnavailableError);
+      await assert.rejects(store.putIfAbsent('a', '1', 1), DependencyUnavailableError);
       assert.ok(Date.now() - started < 3_000);
     } finally {
       await store.close();

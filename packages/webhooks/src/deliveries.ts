@@ -4,7 +4,7 @@ import type { OutboxEvent, PrismaClient, WebhookDelivery } from '@devplat/db';
 
 const listLimit = 100;
 
-export function deliveryView(delivery: WebhookDelivery & { event: Pick<OutboxEvent, 'type'> }): DeliveryView {
+function deliveryView(delivery: WebhookDelivery & { event: Pick<OutboxEvent, 'type'> }): DeliveryView {
   return {
     delivery_id: delivery.id,
     event_id: delivery.eventId,

@@ -1,7 +1,13 @@
-export { type AddressKind, addressKind, addressProblem } from './addresses.ts';
-export { deliveryView, listDeliveries } from './deliveries.ts';
+export { type AddressKind, addressKind } from './addresses.ts';
+export {
+  type ConsentGrantedPayload,
+  type ConsentRevokedPayload,
+  consentGrantedPayload,
+  consentRevokedPayload,
+} from './consent-events.ts';
+export { listDeliveries } from './deliveries.ts';
 export { type WebhookRule, WebhookRuleError } from './errors.ts';
-export { signedHeaders, userAgent, webhookBody } from './message.ts';
+export { signedHeaders, webhookBody } from './message.ts';
 export { replayDelivery } from './replay.ts';
 export { type AttemptOutcome, type SendSettings, sendWebhook, type WebhookMessage } from './sender.ts';
 export { sendTestWebhook } from './test-events.ts';

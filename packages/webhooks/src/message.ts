@@ -1,7 +1,7 @@
 // What a receiver gets: the body of an outbox event and the Standard Webhooks signature headers.
 import { Webhook } from 'standardwebhooks';
 
-export const userAgent = 'DeveloperPlatform-Webhooks/1.0';
+const userAgent = 'DeveloperPlatform-Webhooks/1.0';
 
 /**
  * The body sent for an outbox event: {"id", "type", "timestamp", "data"}, the Standard Webhooks

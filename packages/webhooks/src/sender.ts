@@ -31,7 +31,7 @@ export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;
  * DNS through c-ares, not getaddrinfo: a name server that never answers then holds no thread of
  * libuv's small pool (which password hashing needs), only a timer. `localhost` is answered here.
  */
-export function dnsResolver(timeoutMs = 2_000): HostResolver {
+function dnsResolver(timeoutMs = 2_000): HostResolver {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   return async (hostname) => {
     if (isLocalhostName(hostname)) {

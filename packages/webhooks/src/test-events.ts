@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { consentTextVersion, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { consentGrantedPayload } from './consent-events.ts';
 import { WebhookRuleError } from './errors.ts';
 
 /** ps_ and 32 base64url characters, like a real pairwise subject, but derived from nothing. */
@@ -30,15 +31,12 @@ export async function sendTestWebhook(prisma: PrismaClient, appId: string): Prom
         appId: app.id,
         createdAt: now,
         enqueuedAt: now,
-        payload: {
-          app: app.clientId,
+        payload: consentGrantedPayload({
+          clientId: app.clientId,
           sub: syntheticSubject(),
-          scopes: [...userScopes],
-          receipt_version: consentTextVersion,
-          consent_id: randomUUID(),
-          granted_at: now.toISOString(),
+          consent: { id: randomUUID(), scopes: [...userScopes], consentTextVersion, grantedAt: now },
           test: true,
-        },
+        }),
       },
     });
     const delivery = await tx.webhookDelivery.create({

@@ -7,7 +7,7 @@ import { addressKind, addressProblem, isLocalhostName } from './addresses.ts';
 const maxUrlLength = 2000;
 
 /** The host without the brackets the URL syntax puts around an IPv6 literal. */
-export function bareHost(hostname: string): string {
+function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 

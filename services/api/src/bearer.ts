@@ -4,7 +4,8 @@
 // until it expires; liveness is still checked on every call (liveness.ts).
 import type { Config } from '@devplat/config';
 import { isUuid } from '@devplat/db';
-import { DependencyUnavailableError, ProblemError } from '@devplat/http';
+import { DependencyUnavailableError } from '@devplat/errors';
+import { ProblemError } from '@devplat/http';
 import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Context } from 'koa';
 

@@ -1,7 +1,8 @@
-// On every call: is everything the token depends on still active? One indexed statement answers
-// for the app, its developer account, the client secret, a revoked token id and, for user tokens,
-// the consent and its player (with the display name, which /me needs). It goes to the driver
-// directly: this runs on every request.
+// On every call: is everything the token depends on still active, and what is the player's display
+// name? One indexed statement answers both: liveness for the app, its developer account, the client
+// secret, a revoked token id and, for user tokens, the consent and its player; and the player's
+// profile (the display name, which /me answers), read in the same round trip. It goes to the
+// driver directly: this runs on every request.
 //
 // Concurrent calls share statements (groupCommit): the statement takes arrays and answers one
 // row per token, and calls with the same token (the verifier hands out one object per token)
@@ -10,7 +11,7 @@ import { groupCommit, isUuid, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type AccessToken, invalidToken } from './bearer.ts';
 
-interface LivenessRow {
+interface LivenessAndProfileRow {
   i: string;
   app_live: boolean;
   secret_live: boolean;
@@ -20,11 +21,12 @@ interface LivenessRow {
   display_name: string | null;
 }
 
-export interface Liveness {
+/** What the statement reads besides liveness: null for an app token or a player who chose no name. */
+export interface TokenProfile {
   displayName: string | null;
 }
 
-const statement = `
+const livenessAndProfileStatement = `
   SELECT t.i,
     EXISTS (SELECT 1 FROM apps a JOIN accounts acc ON acc.id = a.account_id
              WHERE a.client_id = t.client_id AND a.status = 'active' AND a.environment = 'sandbox'
@@ -44,11 +46,11 @@ const statement = `
 /** Tokens checked by one statement. */
 const maxBatch = 100;
 
-export type LivenessCheck = (token: AccessToken) => Promise<Liveness>;
+export type LivenessAndProfileCheck = (token: AccessToken) => Promise<TokenProfile>;
 
-export function livenessCheck(query: Query): LivenessCheck {
+export function livenessAndProfileCheck(query: Query): LivenessAndProfileCheck {
   const row = groupCommit(async (tokens: AccessToken[]) => {
-    const rows = await query<LivenessRow>(statement, [
+    const rows = await query<LivenessAndProfileRow>(livenessAndProfileStatement, [
       tokens.map((token) => token.clientId),
       tokens.map((token) => token.secretId),
       tokens.map((token) => token.jti),

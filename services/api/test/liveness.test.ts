@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
 import type { AccessToken } from '../src/bearer.ts';
-import { livenessCheck } from '../src/liveness.ts';
+import { livenessAndProfileCheck } from '../src/liveness.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -35,7 +35,7 @@ const outcome = (check: Promise<unknown>) =>
   );
 
 test('200 concurrent checks of live, revoked and unknown tokens each get their own answer', async () => {
-  const check = livenessCheck(database.query);
+  const check = livenessAndProfileCheck(database.query);
   const live = await appToken();
   const revokedSecret = await appToken();
   await database.prisma.clientSecret.update({ where: { id: revokedSecret.secretRowId }, data: { status: 'revoked' } });
@@ -57,7 +57,7 @@ test('200 concurrent checks of live, revoked and unknown tokens each get their o
 });
 
 test('a change committed before a call is seen by that call, even while other calls are in flight', async () => {
-  const check = livenessCheck(database.query);
+  const check = livenessAndProfileCheck(database.query);
   const token = await appToken();
   const busy = Array.from({ length: 50 }, () => outcome(check(token)));
   await database.prisma.clientSecret.update({ where: { id: token.secretRowId }, data: { status: 'revoked' } });

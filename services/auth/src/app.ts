@@ -1,10 +1,11 @@
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import { apiEnvelope, type Logger, notFound, operation, platformSwitch } from '@devplat/http';
+import { apiApp, type Logger, operation, platformSwitch } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import Router from '@koa/router';
-import Koa, { type Middleware } from 'koa';
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
 import { buildInternalApp } from './internal.ts';
@@ -54,9 +55,7 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
 }
 
 function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, provider: Provider): Koa {
-  provider.on('server_error', (ctx, error) => {
-    ctx.state.providerError = error;
-  });
+  const oauthAnswers = contractOAuthAnswers(provider);
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
   const on = platformSwitch(config.platformEnabled);
@@ -65,24 +64,11 @@ function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, pr
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  operation(router, 'POST', `${wirePrefix}/oauth/token`, ...on, contractOAuthAnswers(), toProvider);
-  operation(
-    router,
-    'POST',
-    `${wirePrefix}/oauth/revoke`,
-    ...on,
-    contractOAuthAnswers(),
-    revokeJwtAccessTokens(config, secrets, prisma, provider),
-    toProvider,
-  );
-  operation(router, 'GET', `${wirePrefix}/.well-known/oauth-authorization-server`, ...on, serveMetadata);
-  operation(router, 'GET', rfc8414Path, ...on, serveMetadata);
-
-  const app = new Koa();
-  app.silent = true;
-  app.keys = secrets.cookieKeys;
-  app.use(apiEnvelope(logger));
-  app.use(router.routes());
-  app.use(notFound());
-  return app;
+  operation(router, `${wirePrefix}/oauth/token`, { POST: [...on, oauthAnswers, toProvider] });
+  operation(router, `${wirePrefix}/oauth/revoke`, {
+    POST: [...on, oauthAnswers, revokeJwtAccessTokens(config, secrets, prisma, provider), toProvider],
+  });
+  operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
+  operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
+  return apiApp({ logger, keys: secrets.cookieKeys }, router);
 }

@@ -1,5 +1,6 @@
 // Consent receipts end here, each with its consent.revoked outbox event in the same transaction.
 import type { PrismaClient, RevocationReason } from '@devplat/db';
+import { consentRevokedPayload } from '@devplat/webhooks';
 import { pairwiseSubject } from './pairwise.ts';
 
 export async function endConsent(
@@ -17,19 +18,13 @@ export async function endConsent(
       data: { status: 'revoked', revokedAt, revocationReason: reason },
     });
     if (count === 0) return false; // a concurrent request ended it first
+    const { clientId } = consent.app;
+    const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
     await tx.outboxEvent.create({
       data: {
         type: 'consent.revoked',
         appId: consent.appId,
-        payload: {
-          app: consent.app.clientId,
-          sub: pairwiseSubject(pairwiseSecret, consent.app.clientId, consent.playerId),
-          scopes: consent.scopes,
-          receipt_version: consent.consentTextVersion,
-          consent_id: consent.id,
-          revoked_at: revokedAt.toISOString(),
-          reason,
-        },
+        payload: consentRevokedPayload({ clientId, sub, consent, revokedAt, reason }),
       },
     });
     return true;

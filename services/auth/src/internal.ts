@@ -1,7 +1,7 @@
 import type { Secrets } from '@devplat/config';
-import { commonHeaders, type Logger, notFound, operation, problemErrors } from '@devplat/http';
+import { apiApp, type Logger, operation } from '@devplat/http';
 import Router from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 
 /** The public half of every signing key: what the api service verifies access tokens with. */
 export function publicJwks(secrets: Secrets) {
@@ -15,12 +15,12 @@ export function publicJwks(secrets: Secrets) {
 export function buildInternalApp(secrets: Secrets, logger: Logger): Koa {
   const jwks = publicJwks(secrets);
   const router = new Router({ strict: true });
-  operation(router, 'GET', '/jwks.json', (ctx) => {
-    ctx.body = jwks;
-    ctx.set('Cache-Control', 'max-age=300');
+  operation(router, '/jwks.json', {
+    GET: (ctx) => {
+      ctx.body = jwks;
+      // Stands: the envelope sets its Cache-Control: no-store only where the handler set none.
+      ctx.set('Cache-Control', 'max-age=300');
+    },
   });
-  const app = new Koa();
-  app.silent = true;
-  app.use(commonHeaders()).use(problemErrors(logger)).use(router.routes()).use(notFound());
-  return app;
+  return apiApp({ logger }, router);
 }

@@ -1,8 +1,10 @@
 // The provider's token and revocation answers, held to the contract: OAuthError bodies with
 // exactly error and error_description, only the contract's error values, 401 for invalid_client
 // and 400 otherwise. A provider failure becomes a Problem (503 when a store is down).
-import { isDependencyFailure, ProblemError } from '@devplat/http';
-import type { Middleware } from 'koa';
+import { DependencyUnavailableError } from '@devplat/errors';
+import { ProblemError } from '@devplat/http';
+import type { Context, Middleware } from 'koa';
+import type Provider from 'oidc-provider';
 
 const contractErrors = new Set([
   'invalid_request',
@@ -20,7 +22,11 @@ const translated: Record<string, [string, string]> = {
   invalid_dpop_proof: ['invalid_request', 'DPoP is not supported'],
 };
 
-export function contractOAuthAnswers(): Middleware {
+export function contractOAuthAnswers(provider: Provider): Middleware {
+  // The provider answers server_error for anything thrown inside it and reports the cause only in
+  // this event, emitted within the request.
+  const failures = new WeakMap<Context, unknown>();
+  provider.on('server_error', (ctx, error) => failures.set(ctx as unknown as Context, error));
   return async (ctx, next) => {
     await next();
     const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
@@ -30,8 +36,8 @@ export function contractOAuthAnswers(): Middleware {
       throw new Error(`registry app refused by the provider: ${String(body.error_description)}`);
     }
     if (body.error === 'server_error') {
-      const cause = ctx.state.providerError;
-      if (isDependencyFailure(cause)) {
+      const cause = failures.get(ctx);
+      if (cause instanceof DependencyUnavailableError) {
         throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
       }
       throw cause instanceof Error ? cause : new Error('provider server_error');

@@ -3,9 +3,10 @@
 // and it issues no tokens (503, as the contract allows for token issuance that is not configured).
 import { type Config, wirePrefix } from '@devplat/config';
 import { apiVersion, capabilityKeys, disabledAreas } from '@devplat/contract';
-import { apiEnvelope, featureDisabled, type Logger, notFound, operation, ProblemError } from '@devplat/http';
+import { apiApp, featureDisabled, type Logger, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
-import Koa, { type Middleware } from 'koa';
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
 
 const exampleRegions = [
   {
@@ -42,22 +43,16 @@ const noTokens: Middleware = () => {
 
 export function buildMockApp(config: Config, logger: Logger): Koa {
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
-  operation(
-    router,
-    'GET',
-    '/capabilities',
-    fixed({
+  operation(router, '/capabilities', {
+    GET: fixed({
       api_version: apiVersion,
       environment: 'sandbox',
       capabilities: Object.fromEntries(capabilityKeys.map((key) => [key, false])),
     }),
-  );
-  operation(router, 'GET', '/regions', fixed({ api_version: apiVersion, data: exampleRegions, next_cursor: null }));
-  operation(
-    router,
-    'GET',
-    '/status',
-    fixed({
+  });
+  operation(router, '/regions', { GET: fixed({ api_version: apiVersion, data: exampleRegions, next_cursor: null }) });
+  operation(router, '/status', {
+    GET: fixed({
       api_version: apiVersion,
       environment: 'sandbox',
       status: 'sandbox',
@@ -68,18 +63,13 @@ export function buildMockApp(config: Config, logger: Logger): Koa {
         components: [{ code: 'api', status: 'OPERATIONAL' }],
       },
     }),
-  );
-  operation(router, 'GET', '/cities', noAuthorizer);
-  operation(router, 'GET', '/me', noAuthorizer);
-  operation(router, 'GET', '/.well-known/oauth-authorization-server', noTokens);
-  operation(router, 'POST', '/oauth/token', noTokens);
-  operation(router, 'POST', '/oauth/revoke', noTokens);
+  });
+  operation(router, '/cities', { GET: noAuthorizer });
+  operation(router, '/me', { GET: noAuthorizer });
+  operation(router, '/.well-known/oauth-authorization-server', { GET: noTokens });
+  operation(router, '/oauth/token', { POST: noTokens });
+  operation(router, '/oauth/revoke', { POST: noTokens });
   featureDisabled(router, disabledAreas);
-
-  const app = new Koa();
-  app.silent = true;
-  app.use(apiEnvelope(logger));
-  app.use(router.routes()).use(notFound());
   void config;
-  return app;
+  return apiApp({ logger }, router);
 }

@@ -7,19 +7,19 @@ import { ProblemError, type ReadyAnswer, readyJson, sendReady } from '@devplat/h
 import type { Middleware } from 'koa';
 import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts';
 import type { City, CityRegistry } from '../city-registry.ts';
-import type { Liveness, LivenessCheck } from '../liveness.ts';
+import type { LivenessAndProfileCheck, TokenProfile } from '../liveness.ts';
 
 interface Authenticated {
   token: AccessToken;
-  liveness: Liveness;
+  profile: TokenProfile;
 }
 
 /**
  * Verifies the bearer token, refuses an app token where only user tokens are taken (before
- * anything else is checked), then checks liveness.
+ * anything else is checked), then checks liveness and reads the profile.
  */
 export function authenticate(
-  checkLiveness: LivenessCheck,
+  checkLivenessAndReadProfile: LivenessAndProfileCheck,
   verifier: TokenVerifier,
   options: { userTokensOnly?: boolean } = {},
 ): Middleware {
@@ -31,8 +31,8 @@ export function authenticate(
         `${ctx.method} ${ctx.path.slice(wirePrefix.length)} needs a user token (authorization_code or refresh_token grant).`,
       );
     }
-    const liveness = await checkLiveness(token);
-    ctx.state.auth = { token, liveness } satisfies Authenticated;
+    const profile = await checkLivenessAndReadProfile(token);
+    ctx.state.auth = { token, profile } satisfies Authenticated;
     await next();
   };
 }
@@ -94,8 +94,8 @@ export function getCities(registry: CityRegistry): Middleware {
 
 export function getMe(): Middleware {
   return (ctx) => {
-    const { token, liveness } = ctx.state.auth as Authenticated;
+    const { token, profile } = ctx.state.auth as Authenticated;
     requireScope(token, 'profile.basic.read');
-    sendReady(ctx, readyJson({ api_version: apiVersion, sub: token.sub, display_name: liveness.displayName }));
+    sendReady(ctx, readyJson({ api_version: apiVersion, sub: token.sub, display_name: profile.displayName }));
   };
 }

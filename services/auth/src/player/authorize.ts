@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { findUsableApp, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
-import { consentTextVersion, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
+import { consentTextVersion, idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import { consentGrantedPayload } from '@devplat/webhooks';
 import type Provider from 'oidc-provider';
 import { pairwiseSubject } from '../pairwise.ts';
 
@@ -140,7 +141,7 @@ export async function issueCode(
   grant.addResourceScope(resource, request.scopes.join(' '));
   const grantId = await grant.save();
   const code = new provider.AuthorizationCode({
-    jti: `${'sva_'}${randomBytes(32).toString('base64url')}`,
+    jti: `${idFormats.authorizationCodePrefix}${randomBytes(32).toString('base64url')}`,
     client,
     accountId: sub,
     grantId,
@@ -159,14 +160,7 @@ export async function issueCode(
       data: {
         type: 'consent.granted',
         appId: app.id,
-        payload: {
-          app: app.clientId,
-          sub,
-          scopes: request.scopes,
-          receipt_version: consentTextVersion,
-          consent_id: consent.id,
-          granted_at: consent.grantedAt.toISOString(),
-        },
+        payload: consentGrantedPayload({ clientId: app.clientId, sub, consent }),
       },
     });
   });

@@ -1,7 +1,8 @@
-// The console JSON API at {console_url}/api (DESIGN.md's table), for the devplat CLI and scripts.
-// API clients authenticate with the bearer token POST /api/sessions returns; no cookie is read
-// here, so no request can ride on a browser's ambient credentials (the web UI has its own routes).
-import { methodNotAllowed, ProblemError } from '@devplat/http';
+// The console JSON API at {console_url}/api (its endpoints are listed in README → Developer console),
+// for the devplat CLI and scripts. API clients authenticate with the bearer token POST /api/sessions
+// returns; no cookie is read here, so no request can ride on a browser's ambient credentials (the web
+// UI has its own routes).
+import { operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { accountView, authenticate, registerAccount, usable } from '../domain/accounts.ts';
@@ -10,19 +11,6 @@ import type { Actor } from '../domain/audit.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { readJson } from './json.ts';
-
-type Handlers = Partial<Record<'GET' | 'POST' | 'PATCH' | 'DELETE', Middleware>>;
-
-/** Registers a path's methods and, for every other method, 405 with Allow. */
-function resource(router: Router, path: string, handlers: Handlers, guard?: Middleware) {
-  const methods = Object.keys(handlers);
-  const allow = methods.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])).join(', ');
-  for (const [method, handler] of Object.entries(handlers)) {
-    const chain = guard ? [guard, handler as Middleware] : [handler as Middleware];
-    router.register(path, method === 'GET' ? ['GET', 'HEAD'] : [method], chain as never);
-  }
-  router.all(path, methodNotAllowed(allow));
-}
 
 const bearer = (ctx: Context) => /^Bearer ([^\s]+)$/i.exec(ctx.get('Authorization'))?.[1];
 
@@ -52,18 +40,18 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     if (body !== undefined) ctx.body = body;
   };
 
-  resource(router, '/accounts', {
+  operation(router, '/accounts', {
     POST: async (ctx) =>
       answer(ctx, 201, accountView(await registerAccount(prisma, await readJson(ctx), ctx.state.requestId))),
   });
-  resource(router, '/sessions', {
+  operation(router, '/sessions', {
     POST: async (ctx) => {
       const account = await authenticate(prisma, await readJson(ctx));
       const { token, session } = await sessions.start(account.id);
       answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
     },
   });
-  resource(
+  operation(
     router,
     '/sessions/current',
     {
@@ -74,8 +62,8 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(router, '/account', { GET: (ctx) => answer(ctx, 200, accountView(ctx.state.account)) }, signedIn);
-  resource(
+  operation(router, '/account', { GET: (ctx) => answer(ctx, 200, accountView(ctx.state.account)) }, signedIn);
+  operation(
     router,
     '/apps',
     {
@@ -87,7 +75,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId',
     {
@@ -97,7 +85,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId/disable',
     {
@@ -108,7 +96,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId/secrets',
     {
@@ -120,7 +108,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId/secrets/:secretId',
     {
@@ -131,7 +119,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId/webhooks/test',
     {
@@ -143,7 +131,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/apps/:clientId/deliveries',
     {
@@ -157,7 +145,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/deliveries/:deliveryId/replay',
     {
@@ -169,7 +157,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
-  resource(
+  operation(
     router,
     '/sandbox-players',
     {

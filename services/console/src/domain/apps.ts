@@ -3,7 +3,7 @@
 // is answered exactly like one that does not exist.
 import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
-import type { DeliveryStatus, DeliveryView } from '@devplat/contract';
+import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
 import { type App, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import {
@@ -16,18 +16,7 @@ import {
 import { type Actor, audit } from './audit.ts';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
-export interface AppView {
-  client_id: string;
-  name: string;
-  environment: App['environment'];
-  status: App['status'];
-  scopes: string[];
-  redirect_uris: string[];
-  webhook_url: string | null;
-  webhook_signing_secret: string | null;
-  secrets: { secret_id: string; created_at: string; status: ClientSecret['status']; revoked_at: string | null }[];
-  created_at: string;
-}
+export type { AppView };
 
 type AppWithSecrets = App & { secrets: ClientSecret[] };
 

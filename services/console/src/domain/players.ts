@@ -1,18 +1,13 @@
 // Synthetic sandbox players a developer creates to sign in on the player client. They are never
 // real players: no balance, no location, only a username, a password and an optional name.
+import type { PlayerView } from '@devplat/contract';
 import type { PrismaClient, SandboxPlayer } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { hashPassword } from '@devplat/passwords';
 import { type Actor, audit } from './audit.ts';
 import { knownFields, optionalText, password, username } from './rules.ts';
 
-export interface PlayerView {
-  id: string;
-  username: string;
-  display_name: string | null;
-  status: SandboxPlayer['status'];
-  created_at: string;
-}
+export type { PlayerView };
 
 export const playerView = (player: SandboxPlayer): PlayerView => ({
   id: player.id,

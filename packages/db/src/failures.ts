@@ -1,0 +1,74 @@
+// PostgreSQL failures that are the database's rather than the statement's (refused, dropped, timed
+// out, shutting down) become DependencyUnavailableError here, at the driver, for Prisma and for the
+// direct statements alike. A constraint violation or any other answer about the statement itself
+// passes through unchanged, so Prisma still reports it as P2002 and the like.
+import { DependencyUnavailableError } from '@devplat/errors';
+import { isDriverAdapterError, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+
+// Prisma's driver-adapter error kinds that say the database, not the statement, failed.
+const unavailableKinds = new Set([
+  'DatabaseNotReachable',
+  'DatabaseDoesNotExist',
+  'DatabaseAccessDenied',
+  'AuthenticationFailed',
+  'ConnectionClosed',
+  'SocketTimeout',
+  'TlsConnectionError',
+  'TooManyConnections',
+]);
+
+// SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57P (shutdown, cannot
+// connect now) and 57014 (statement cancelled, as by statement_timeout).
+const unavailableState = (code: string | undefined) =>
+  code !== undefined && (/^(08|53|57P)/.test(code) || code === '57014');
+
+/** The error to throw for a failure of a PostgreSQL call: DependencyUnavailableError or the error itself. */
+export function postgresFailure(error: unknown): unknown {
+  if (error instanceof DependencyUnavailableError) return error;
+  if (error instanceof pg.DatabaseError) {
+    return unavailableState(error.code) ? new DependencyUnavailableError('PostgreSQL', { cause: error }) : error;
+  }
+  if (isDriverAdapterError(error)) {
+    const cause = error.cause;
+    const unavailable =
+      unavailableKinds.has(cause.kind) ||
+      (cause.kind === 'postgres' && unavailableState(cause.code)) ||
+      unavailableState(cause.originalCode);
+    return unavailable ? new DependencyUnavailableError('PostgreSQL', { cause: error }) : error;
+  }
+  // Anything else comes from below the SQL layer: a socket, the pool's connection timeout.
+  return new DependencyUnavailableError('PostgreSQL', { cause: error });
+}
+
+/**
+ * A driver adapter factory whose connections and transactions throw postgresFailure(error). Prisma
+ * passes errors of its own type through to the caller untouched (verified with Prisma 7).
+ */
+export function failingClosed(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  return guarded(factory);
+}
+
+const isQueryable = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && typeof (value as { queryRaw?: unknown }).queryRaw === 'function';
+
+// Every method of the factory, its adapters and their transactions; adapters and transactions a
+// method resolves to are guarded in turn.
+function guarded<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(object, args);
+        if (!(result instanceof Promise)) return result;
+        return result.then(
+          (resolved) => (isQueryable(resolved) ? guarded(resolved) : resolved),
+          (error) => {
+            throw postgresFailure(error);
+          },
+        );
+      };
+    },
+  });
+}

@@ -1,0 +1,52 @@
+// Client authentication. An app exists for the provider only while it is usable (an active sandbox
+// app of an active full developer account, see @devplat/apps), and it authenticates with one of its
+// active secrets, compared by hash in constant time. Both steps run inside oidc-provider, which is why
+// they are shaped as its hooks: the lookup is the Client model's adapter, the check replaces
+// Client.prototype.compareClientSecret (the provider would compare plaintext).
+import { type AppDirectory, matchSecret } from '@devplat/apps';
+import type Provider from 'oidc-provider';
+import { requestApp } from './request-app.ts';
+
+/** The Client model's adapter: client metadata from the app registry, never a secret. */
+export function clientAdapter(apps: AppDirectory) {
+  const unused = async () => undefined;
+  return {
+    async find(clientId: string) {
+      const app = await apps.find(clientId);
+      if (!app) return undefined;
+      requestApp.set({ app });
+      const canRedirect = app.redirectUris.length > 0;
+      return {
+        client_id: app.clientId,
+        client_secret: 'hashed-secrets-are-compared-by-compareClientSecret',
+        client_name: app.name,
+        grant_types: canRedirect
+          ? ['client_credentials', 'authorization_code', 'refresh_token']
+          : ['client_credentials'],
+        response_types: canRedirect ? ['code'] : [],
+        redirect_uris: app.redirectUris,
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'EdDSA',
+      };
+    },
+    upsert: unused,
+    consume: unused,
+    destroy: unused,
+    revokeByGrantId: unused,
+    findByUid: unused,
+    findByUserCode: unused,
+  };
+}
+
+/** Secrets are checked against the app's active secret hashes; the one that matched is remembered. */
+export function compareHashedSecrets(provider: Provider, apps: AppDirectory): void {
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
+    // The Client adapter loaded this app (with its secret hashes) earlier in the same request.
+    const known = requestApp.get()?.app;
+    const app = known?.clientId === this.clientId ? known : await apps.find(this.clientId);
+    const secret = app ? matchSecret(actual, app.secrets) : null;
+    if (!app || !secret) return false;
+    requestApp.set({ app, clientSecretId: secret.id });
+    return true;
+  };
+}

@@ -1,0 +1,37 @@
+// The console's web UI as a page app: every path that is not the JSON API's. Sandbox only: switched
+// off, every path answers a 503 page.
+import { html, type Logger, ProblemError, pageApp, type RenderErrorPage } from '@devplat/http';
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
+import { consoleDisabledDetail } from '../api/app.ts';
+import type { ConsoleDomain } from '../domain/index.ts';
+import { messagePage } from './pages.ts';
+import { consoleWebPages } from './routes.ts';
+
+// Signing in again and a switched-off console get pages of their own.
+const errorPage: RenderErrorPage = ({ title, message, problem }) => {
+  switch (problem?.code) {
+    case 'NOT_SIGNED_IN':
+      return messagePage({ title: 'Signed out' }, message, html`<a href="/signin">Sign in</a>`);
+    case 'FEATURE_DISABLED':
+      return messagePage({ title: 'Console unavailable' }, message, '');
+    default:
+      return messagePage({ title }, message);
+  }
+};
+
+const switchedOff: Middleware = () => {
+  throw new ProblemError('FEATURE_DISABLED', consoleDisabledDetail);
+};
+
+export interface ConsoleWebOptions {
+  /** Served over https: Secure cookies with the __Host- prefix, X-Forwarded-* trusted. */
+  secure: boolean;
+  enabled: boolean;
+}
+
+export function buildConsoleWeb(domain: ConsoleDomain, logger: Logger, { secure, enabled }: ConsoleWebOptions): Koa {
+  const { app, route } = pageApp({ logger, errorPage, proxy: secure, guard: enabled ? undefined : switchedOff });
+  consoleWebPages(route, domain, secure);
+  return app;
+}
