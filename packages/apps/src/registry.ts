@@ -1,8 +1,9 @@
 // Changes to apps and their secrets in PostgreSQL: creation, rotation, revocation, disabling and
 // suspension. Each change that can end tokens tells the directory (directory.ts), which every
-// process consults through the per-request read (usable-app.ts).
+// process consults through the per-request read (usable-app.ts). Each takes what else must commit
+// with it (`alsoInTransaction`: its audit record), run only when the change happened.
 import { isScope, scopeNames } from '@devplat/contract';
-import type { App, ClientSecret, PrismaClient } from '@devplat/db';
+import type { App, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
@@ -34,6 +35,7 @@ export interface NewApp {
 export async function createApp(
   prisma: PrismaClient,
   input: NewApp,
+  alsoInTransaction?: InTransaction<App>,
 ): Promise<{ app: App & { secrets: ClientSecret[] }; clientSecret: string }> {
   const refuse = (message: string) => {
     throw new AppRuleError('INVALID_REQUEST', message);
@@ -46,18 +48,22 @@ export async function createApp(
   const unknownScope = input.scopes.find((scope) => !isScope(scope));
   if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
   const clientSecret = newClientSecret();
-  const app = await prisma.app.create({
-    data: {
-      clientId: newClientId(),
-      accountId: input.accountId,
-      name: input.name,
-      redirectUris: input.redirectUris,
-      scopes: input.scopes,
-      webhookUrl: input.webhookUrl ?? null,
-      webhookSigningSecret: newWebhookSigningSecret(),
-      secrets: { create: { hash: hashSecret(clientSecret) } },
-    },
-    include: { secrets: true },
+  const app = await prisma.$transaction(async (tx) => {
+    const created = await tx.app.create({
+      data: {
+        clientId: newClientId(),
+        accountId: input.accountId,
+        name: input.name,
+        redirectUris: input.redirectUris,
+        scopes: input.scopes,
+        webhookUrl: input.webhookUrl ?? null,
+        webhookSigningSecret: newWebhookSigningSecret(),
+        secrets: { create: { hash: hashSecret(clientSecret) } },
+      },
+      include: { secrets: true },
+    });
+    await alsoInTransaction?.(tx, created);
+    return created;
   });
   return { app, clientSecret };
 }
@@ -67,6 +73,7 @@ export async function addSecret(
   prisma: PrismaClient,
   directory: AppDirectory,
   appId: string,
+  alsoInTransaction?: InTransaction<ClientSecret>,
 ): Promise<{ secretId: string; clientSecret: string }> {
   const clientSecret = newClientSecret();
   const { secret, clientId } = await prisma.$transaction(async (tx) => {
@@ -82,10 +89,9 @@ export async function addSecret(
         `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`,
       );
     }
-    return {
-      secret: await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } }),
-      clientId: app.client_id,
-    };
+    const secret = await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } });
+    await alsoInTransaction?.(tx, secret);
+    return { secret, clientId: app.client_id };
   });
   await directory.changed(clientId);
   return { secretId: secret.id, clientSecret };
@@ -96,47 +102,77 @@ export async function revokeSecret(
   directory: AppDirectory,
   appId: string,
   secretId: string,
+  alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
-  let count = 0;
-  await changedApps(prisma, directory, { id: appId }, async () => {
-    ({ count } = await prisma.clientSecret.updateMany({
-      where: { id: secretId, appId, status: 'active' },
-      data: { status: 'revoked', revokedAt: new Date() },
-    }));
-  });
-  return count === 1;
-}
-
-export async function disableApp(prisma: PrismaClient, directory: AppDirectory, appId: string): Promise<void> {
-  await changedApps(prisma, directory, { id: appId }, () =>
-    prisma.app.updateMany({
-      where: { id: appId, status: 'active' },
-      data: { status: 'disabled', disabledAt: new Date() },
-    }),
+  return changedApps(
+    prisma,
+    directory,
+    { id: appId },
+    (tx) =>
+      tx.clientSecret.updateMany({
+        where: { id: secretId, appId, status: 'active' },
+        data: { status: 'revoked', revokedAt: new Date() },
+      }),
+    alsoInTransaction,
   );
 }
 
-export async function suspendAccount(prisma: PrismaClient, directory: AppDirectory, accountId: string): Promise<void> {
-  await changedApps(prisma, directory, { accountId }, () =>
-    prisma.account.updateMany({
-      where: { id: accountId, status: 'active' },
-      data: { status: 'suspended', suspendedAt: new Date() },
-    }),
+export async function disableApp(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  return changedApps(
+    prisma,
+    directory,
+    { id: appId },
+    (tx) =>
+      tx.app.updateMany({
+        where: { id: appId, status: 'active' },
+        data: { status: 'disabled', disabledAt: new Date() },
+      }),
+    alsoInTransaction,
+  );
+}
+
+export async function suspendAccount(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  accountId: string,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  return changedApps(
+    prisma,
+    directory,
+    { accountId },
+    (tx) =>
+      tx.account.updateMany({
+        where: { id: accountId, status: 'active' },
+        data: { status: 'suspended', suspendedAt: new Date() },
+      }),
+    alsoInTransaction,
   );
 }
 
 // Tells every process's directory that these apps changed. Bumped before the change as well: if
 // the store is down the change does not happen (fail closed), and a cache filled in between is
-// made stale by the second bump.
+// made stale by the second bump. True when the change changed something.
 async function changedApps(
   prisma: PrismaClient,
   directory: AppDirectory,
   where: { id: string } | { accountId: string },
-  change: () => Promise<unknown>,
-) {
+  change: (tx: Prisma.TransactionClient) => Promise<{ count: number }>,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
   const apps = await prisma.app.findMany({ where, select: { clientId: true } });
   const bump = () => Promise.all(apps.map((app) => directory.changed(app.clientId)));
   await bump();
-  await change();
+  const changed = await prisma.$transaction(async (tx) => {
+    const { count } = await change(tx);
+    if (count > 0) await alsoInTransaction?.(tx);
+    return count > 0;
+  });
   await bump();
+  return changed;
 }

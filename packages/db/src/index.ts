@@ -1,3 +1,4 @@
+export { type Actor, audit, type InTransaction } from './audit.ts';
 export { type Database, type DatabaseOptions, openDatabase, type Query } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
 export type {

@@ -1,5 +1,5 @@
 // The console's audited replay of a failed delivery.
-import { isUuid, type PrismaClient } from '@devplat/db';
+import { type Actor, audit, isUuid, type PrismaClient } from '@devplat/db';
 import { WebhookRuleError } from './errors.ts';
 
 /**
@@ -11,7 +11,7 @@ import { WebhookRuleError } from './errors.ts';
 export async function replayDelivery(
   prisma: PrismaClient,
   deliveryId: string,
-  actor: { accountId: string; requestId?: string },
+  actor: Actor,
 ): Promise<{ deliveryId: string } | null> {
   if (!isUuid(deliveryId)) return null;
   return prisma.$transaction(async (tx) => {
@@ -50,17 +50,13 @@ export async function replayDelivery(
         isTest: original.isTest,
       },
     });
-    await tx.auditRecord.create({
-      data: {
-        actorType: 'account',
-        actorId: actor.accountId,
-        action: 'webhook.replay',
-        targetType: 'webhook_delivery',
-        targetId: original.id,
-        details: { new_delivery_id: replay.id, event_id: original.eventId, event_type: original.event.type },
-        requestId: actor.requestId ?? null,
-      },
-    });
+    await audit(
+      tx,
+      actor,
+      'webhook.replay',
+      { type: 'webhook_delivery', id: original.id },
+      { new_delivery_id: replay.id, event_id: original.eventId, event_type: original.event.type },
+    );
     return { deliveryId: replay.id };
   });
 }

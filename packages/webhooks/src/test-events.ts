@@ -2,7 +2,7 @@
 // exist, delivered like any other event and marked as a test in the body and in the list.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { consentTextVersion, userScopes } from '@devplat/contract';
-import type { PrismaClient } from '@devplat/db';
+import type { InTransaction, PrismaClient } from '@devplat/db';
 import { consentGrantedPayload } from './consent-events.ts';
 import { WebhookRuleError } from './errors.ts';
 
@@ -11,9 +11,14 @@ const syntheticSubject = () => `ps_${randomBytes(24).toString('base64url')}`;
 
 /**
  * A signed test consent.granted event with a synthetic player (random ps_ sub, data.test = true),
- * queued for the app's webhook URL. Throws WebhookRuleError when the app has no webhook URL.
+ * queued for the app's webhook URL, with what else must commit with it (its audit record). Throws
+ * WebhookRuleError when the app has no webhook URL.
  */
-export async function sendTestWebhook(prisma: PrismaClient, appId: string): Promise<{ deliveryId: string }> {
+export async function sendTestWebhook(
+  prisma: PrismaClient,
+  appId: string,
+  alsoInTransaction?: InTransaction<{ deliveryId: string }>,
+): Promise<{ deliveryId: string }> {
   const app = await prisma.app.findUnique({ where: { id: appId } });
   if (!app) throw new WebhookRuleError('NOT_FOUND', 'The app does not exist.');
   if (!app.webhookUrl)
@@ -42,6 +47,8 @@ export async function sendTestWebhook(prisma: PrismaClient, appId: string): Prom
     const delivery = await tx.webhookDelivery.create({
       data: { eventId: event.id, appId: app.id, url: webhookUrl, isTest: true },
     });
-    return { deliveryId: delivery.id };
+    const sent = { deliveryId: delivery.id };
+    await alsoInTransaction?.(tx, sent);
+    return sent;
   });
 }

@@ -2,12 +2,13 @@
 // for the devplat CLI and scripts. API clients authenticate with the bearer token POST /api/sessions
 // returns; no cookie is read here, so no request can ride on a browser's ambient credentials (the web
 // UI has its own routes).
+
+import type { Actor } from '@devplat/db';
 import { operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { accountView, authenticate, registerAccount, usable } from '../domain/accounts.ts';
+import { accountView, type SignedIn } from '../domain/accounts.ts';
 import { appView } from '../domain/apps.ts';
-import type { Actor } from '../domain/audit.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { readJson } from './json.ts';
@@ -15,26 +16,23 @@ import { readJson } from './json.ts';
 const bearer = (ctx: Context) => /^Bearer ([^\s]+)$/i.exec(ctx.get('Authorization'))?.[1];
 
 export function consoleApiRouter(domain: ConsoleDomain): Router {
-  const { prisma, sessions, apps, players } = domain;
+  const { sessions, accounts, apps, players } = domain;
   const router = new Router({ prefix: '/api', strict: true, sensitive: true });
 
   const signedIn: Middleware = async (ctx, next) => {
-    const token = bearer(ctx);
-    const session = await sessions.find(token);
-    const account = session ? await prisma.account.findUnique({ where: { id: session.accountId } }) : null;
-    if (!token || !session || !account) {
+    const who = await accounts.signedIn(bearer(ctx));
+    if (!who) {
       throw new ProblemError(
         'NOT_SIGNED_IN',
         'Sign in first: POST /api/sessions gives a token for the Authorization: Bearer header.',
         { 'WWW-Authenticate': 'Bearer realm="developer-console"' },
       );
     }
-    usable(account);
-    ctx.state.account = account;
-    ctx.state.token = token;
+    ctx.state.who = who;
     await next();
   };
-  const actor = (ctx: Context): Actor => ({ accountId: ctx.state.account.id, requestId: ctx.state.requestId });
+  const who = (ctx: Context) => ctx.state.who as SignedIn;
+  const actor = (ctx: Context): Actor => ({ accountId: who(ctx).account.id, requestId: ctx.state.requestId });
   const answer = (ctx: Context, status: number, body?: unknown) => {
     ctx.status = status;
     if (body !== undefined) ctx.body = body;
@@ -42,12 +40,12 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
 
   operation(router, '/accounts', {
     POST: async (ctx) =>
-      answer(ctx, 201, accountView(await registerAccount(prisma, await readJson(ctx), ctx.state.requestId))),
+      answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), ctx.state.requestId))),
   });
   operation(router, '/sessions', {
     POST: async (ctx) => {
-      const account = await authenticate(prisma, await readJson(ctx));
-      const { token, session } = await sessions.start(account.id);
+      const account = await accounts.authenticate(await readJson(ctx));
+      const { token, session } = await sessions.start({ accountId: account.id });
       answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
     },
   });
@@ -56,18 +54,18 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     '/sessions/current',
     {
       DELETE: async (ctx) => {
-        await sessions.end(ctx.state.token);
+        await sessions.end(who(ctx).token);
         answer(ctx, 204);
       },
     },
     signedIn,
   );
-  operation(router, '/account', { GET: (ctx) => answer(ctx, 200, accountView(ctx.state.account)) }, signedIn);
+  operation(router, '/account', { GET: (ctx) => answer(ctx, 200, accountView(who(ctx).account)) }, signedIn);
   operation(
     router,
     '/apps',
     {
-      GET: async (ctx) => answer(ctx, 200, { data: (await apps.list(ctx.state.account.id)).map(appView) }),
+      GET: async (ctx) => answer(ctx, 200, { data: (await apps.list(who(ctx).account.id)).map(appView) }),
       POST: async (ctx) => {
         const { app, clientSecret } = await apps.create(actor(ctx), await readJson(ctx));
         answer(ctx, 201, { app: appView(app), client_secret: clientSecret });
@@ -79,7 +77,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     router,
     '/apps/:clientId',
     {
-      GET: async (ctx) => answer(ctx, 200, appView(await apps.find(ctx.state.account.id, ctx.params.clientId))),
+      GET: async (ctx) => answer(ctx, 200, appView(await apps.find(who(ctx).account.id, ctx.params.clientId))),
       PATCH: async (ctx) =>
         answer(ctx, 200, appView(await apps.setWebhookUrl(actor(ctx), ctx.params.clientId, await readJson(ctx)))),
     },
@@ -140,7 +138,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
         if (unknown !== undefined) throw new ProblemError('INVALID_REQUEST', `Unknown query parameter ${unknown}.`);
         const status = ctx.query.status;
         if (Array.isArray(status)) throw new ProblemError('INVALID_REQUEST', 'status may appear once.');
-        answer(ctx, 200, { data: await apps.deliveries(ctx.state.account.id, ctx.params.clientId, status) });
+        answer(ctx, 200, { data: await apps.deliveries(who(ctx).account.id, ctx.params.clientId, status) });
       },
     },
     signedIn,
@@ -161,7 +159,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     router,
     '/sandbox-players',
     {
-      GET: async (ctx) => answer(ctx, 200, { data: (await players.list(ctx.state.account.id)).map(playerView) }),
+      GET: async (ctx) => answer(ctx, 200, { data: (await players.list(who(ctx).account.id)).map(playerView) }),
       POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx)))),
     },
     signedIn,

@@ -1,10 +1,11 @@
-// Developer accounts: registration of full accounts, and the password check that opens a session.
-// Only full accounts may use the console; a guest (made by the game platform, not here) is refused.
-import type { Account, PrismaClient } from '@devplat/db';
-import { ProblemError } from '@devplat/http';
+// Developer accounts: registration of full accounts, the password check that opens a session, and
+// which account a session belongs to. Only full, active accounts may use the console; a guest (made
+// by the game platform, not here) is refused.
+import { type Account, audit, type PrismaClient } from '@devplat/db';
 import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
-import { audit } from './audit.ts';
+import { refuse } from './refusals.ts';
 import { email, knownFields, password, requiredText } from './rules.ts';
+import type { ConsoleSession, ConsoleSessions } from './sessions.ts';
 
 export const minimumPasswordLength = 12;
 
@@ -22,50 +23,71 @@ export const accountView = (account: Account): AccountView => ({
   display_name: account.displayName,
 });
 
+/** A session's token, the session and the account it belongs to. */
+export interface SignedIn {
+  token: string;
+  session: ConsoleSession;
+  account: Account;
+}
+
 const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === 'P2002';
 
-export async function registerAccount(prisma: PrismaClient, input: unknown, requestId?: string): Promise<Account> {
-  const body = knownFields(input, ['email', 'password', 'display_name']);
-  const address = email(body.email);
-  const secret = password(body.password, minimumPasswordLength);
-  const displayName = requiredText(body.display_name, 'display_name', 64);
-  let account: Account;
-  try {
-    account = await prisma.account.create({
-      data: { email: address, passwordHash: await hashPassword(secret), displayName, kind: 'full' },
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw new ProblemError('EMAIL_TAKEN', 'An account with this e-mail address exists. Sign in instead.');
-    }
-    throw error;
-  }
-  await audit(prisma, { accountId: account.id, requestId }, 'account.register', { type: 'account', id: account.id });
-  return account;
-}
-
-/** The account these credentials open, if it may use the console; otherwise a refusal. */
-export async function authenticate(prisma: PrismaClient, input: unknown): Promise<Account> {
-  const body = knownFields(input, ['email', 'password']);
-  const address = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
-  const secret = typeof body.password === 'string' ? body.password : '';
-  const account = address ? await prisma.account.findUnique({ where: { email: address } }) : null;
-  // The same work whether or not the account exists: timing does not say which e-mails are known.
-  const valid = await verifyPassword(secret, account?.passwordHash ?? (await decoyHash()));
-  if (!account || !valid) throw new ProblemError('INVALID_CREDENTIALS', 'The e-mail or the password is wrong.');
-  usable(account);
-  return account;
-}
-
-/** Throws unless the account may use the console now. */
-export function usable(account: Account): void {
+/** Refuses an account that may not use the console now. */
+function usable(account: Account): Account {
   if (account.kind !== 'full') {
-    throw new ProblemError(
-      'GUEST_ACCOUNT',
-      'Guest accounts cannot use the developer console. Register a full account to create apps.',
-    );
+    refuse('GUEST_ACCOUNT', 'Guest accounts cannot use the developer console. Register a full account to create apps.');
   }
-  if (account.status !== 'active') {
-    throw new ProblemError('ACCOUNT_SUSPENDED', 'This developer account is suspended.');
-  }
+  if (account.status !== 'active') refuse('ACCOUNT_SUSPENDED', 'This developer account is suspended.');
+  return account;
 }
+
+export function developerAccounts(prisma: PrismaClient, sessions: ConsoleSessions) {
+  return {
+    async register(input: unknown, requestId?: string): Promise<Account> {
+      const body = knownFields(input, ['email', 'password', 'display_name']);
+      const address = email(body.email);
+      const secret = password(body.password, minimumPasswordLength);
+      const displayName = requiredText(body.display_name, 'display_name', 64);
+      const passwordHash = await hashPassword(secret);
+      try {
+        return await prisma.$transaction(async (tx) => {
+          const account = await tx.account.create({
+            data: { email: address, passwordHash, displayName, kind: 'full' },
+          });
+          const actor = { accountId: account.id, requestId };
+          await audit(tx, actor, 'account.register', { type: 'account', id: account.id });
+          return account;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          refuse('EMAIL_TAKEN', 'An account with this e-mail address exists. Sign in instead.');
+        }
+        throw error;
+      }
+    },
+
+    /** The account these credentials open, if it may use the console; otherwise a refusal. */
+    async authenticate(input: unknown): Promise<Account> {
+      const body = knownFields(input, ['email', 'password']);
+      const address = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
+      const secret = typeof body.password === 'string' ? body.password : '';
+      const account = address ? await prisma.account.findUnique({ where: { email: address } }) : null;
+      // The same work whether or not the account exists: timing does not say which e-mails are known.
+      const valid = await verifyPassword(secret, account?.passwordHash ?? (await decoyHash()));
+      if (!account || !valid) refuse('INVALID_CREDENTIALS', 'The e-mail or the password is wrong.');
+      return usable(account);
+    },
+
+    /**
+     * Who a session token (an API bearer token or the web UI's cookie) belongs to: null without a
+     * current session, a refusal when its account may no longer use the console.
+     */
+    async signedIn(token: string | undefined): Promise<SignedIn | null> {
+      const session = await sessions.find(token);
+      if (!token || !session) return null;
+      const account = await prisma.account.findUnique({ where: { id: session.accountId } });
+      return account ? { token, session, account: usable(account) } : null;
+    },
+  };
+}
+export type DeveloperAccounts = ReturnType<typeof developerAccounts>;

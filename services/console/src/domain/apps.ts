@@ -4,8 +4,7 @@
 import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
 import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
-import { type App, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
-import { ProblemError } from '@devplat/http';
+import { type Actor, type App, audit, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
 import {
   listDeliveries,
   replayDelivery,
@@ -13,7 +12,7 @@ import {
   WebhookRuleError,
   webhookUrlProblem,
 } from '@devplat/webhooks';
-import { type Actor, audit } from './audit.ts';
+import { ConsoleRefusal, refuse as refuseAs } from './refusals.ts';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
@@ -40,17 +39,15 @@ export const appView = (app: AppWithSecrets): AppView => ({
   created_at: app.createdAt.toISOString(),
 });
 
-const notFound = (what: string): never => {
-  throw new ProblemError('NOT_FOUND', `${what} does not exist or is not yours.`);
-};
+const notFound = (what: string): never => refuseAs('NOT_FOUND', `${what} does not exist or is not yours.`);
 
-/** Turns the registry's and the webhooks' refusals into the console's answers. */
+/** Turns the registry's and the webhooks' refusals into the console's. */
 async function ruled<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof AppRuleError || error instanceof WebhookRuleError) {
-      throw new ProblemError(error.rule, error.message);
+      throw new ConsoleRefusal(error.rule, error.message);
     }
     throw error;
   }
@@ -63,7 +60,7 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
   };
   const active = async (accountId: string, clientId: string) => {
     const app = await find(accountId, clientId);
-    if (app.status !== 'active') throw new ProblemError('APP_DISABLED', `The app ${clientId} is disabled.`);
+    if (app.status !== 'active') refuseAs('APP_DISABLED', `The app ${clientId} is disabled.`);
     return app;
   };
 
@@ -89,17 +86,11 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       const scopes = stringList(body.scopes, 'scopes');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
-      const created = await ruled(() =>
-        createApp(prisma, { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl }),
+      return ruled(() =>
+        createApp(prisma, { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl }, (tx, app) =>
+          audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
+        ),
       );
-      await audit(
-        prisma,
-        actor,
-        'app.create',
-        { type: 'app', id: created.app.id },
-        { client_id: created.app.clientId },
-      );
-      return created;
     },
 
     /** Sets or (null) removes the app's webhook endpoint; events already queued keep their URL. */
@@ -108,63 +99,51 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       if (!('webhook_url' in body)) refuse('webhook_url is required (a URL, or null to remove it).');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       const app = await active(actor.accountId, clientId);
-      const updated = await prisma.app.update({
-        where: { id: app.id },
-        data: { webhookUrl },
-        include: { secrets: true },
+      return prisma.$transaction(async (tx) => {
+        const updated = await tx.app.update({
+          where: { id: app.id },
+          data: { webhookUrl },
+          include: { secrets: true },
+        });
+        const details = { client_id: clientId, webhook_url: webhookUrl };
+        await audit(tx, actor, 'app.webhook_url', { type: 'app', id: app.id }, details);
+        return updated;
       });
-      await audit(
-        prisma,
-        actor,
-        'app.webhook_url',
-        { type: 'app', id: app.id },
-        { client_id: clientId, webhook_url: webhookUrl },
-      );
-      return updated;
     },
 
     async rotateSecret(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
-      const created = await ruled(() => addSecret(prisma, directory, app.id));
-      await audit(
-        prisma,
-        actor,
-        'secret.create',
-        { type: 'client_secret', id: created.secretId },
-        { client_id: clientId },
+      return ruled(() =>
+        addSecret(prisma, directory, app.id, (tx, secret) =>
+          audit(tx, actor, 'secret.create', { type: 'client_secret', id: secret.id }, { client_id: clientId }),
+        ),
       );
-      return created;
     },
 
     async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
       const app = await find(actor.accountId, clientId);
       const secret = isUuid(secretId) ? app.secrets.find((candidate) => candidate.id === secretId) : undefined;
       if (!secret) notFound(`The secret ${secretId}`);
-      if (await revokeSecret(prisma, directory, app.id, secretId)) {
-        await audit(prisma, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId });
-      }
+      await revokeSecret(prisma, directory, app.id, secretId, (tx) =>
+        audit(tx, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId }),
+      );
     },
 
     async disable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
       const app = await find(actor.accountId, clientId);
-      if (app.status === 'active') {
-        await disableApp(prisma, directory, app.id);
-        await audit(prisma, actor, 'app.disable', { type: 'app', id: app.id }, { client_id: clientId });
-      }
+      await disableApp(prisma, directory, app.id, (tx) =>
+        audit(tx, actor, 'app.disable', { type: 'app', id: app.id }, { client_id: clientId }),
+      );
       return find(actor.accountId, clientId);
     },
 
     async sendTestWebhook(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
-      const sent = await ruled(() => sendTestWebhook(prisma, app.id));
-      await audit(
-        prisma,
-        actor,
-        'webhook.test',
-        { type: 'webhook_delivery', id: sent.deliveryId },
-        { client_id: clientId },
+      return ruled(() =>
+        sendTestWebhook(prisma, app.id, (tx, sent) =>
+          audit(tx, actor, 'webhook.test', { type: 'webhook_delivery', id: sent.deliveryId }, { client_id: clientId }),
+        ),
       );
-      return sent;
     },
 
     async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {

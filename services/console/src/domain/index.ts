@@ -1,16 +1,20 @@
-// The console's domain, built once and shared by the JSON API and the web UI.
+// The console's domain, built once and shared by the JSON API and the web UI: both doors call these
+// functions, resolve sessions through them, and turn their refusals (refusals.ts) into answers. No
+// door reaches the database itself.
 import { appDirectory } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import { developerAccounts } from './accounts.ts';
 import { developerApps } from './apps.ts';
 import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
 
 export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore) {
+  const sessions = consoleSessions(store);
   return {
-    prisma,
-    sessions: consoleSessions(store),
+    sessions,
+    accounts: developerAccounts(prisma, sessions),
     apps: developerApps(prisma, appDirectory(prisma, store), config.webhooks),
     players: sandboxPlayers(prisma),
   };

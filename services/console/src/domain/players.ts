@@ -1,10 +1,9 @@
 // Synthetic sandbox players a developer creates to sign in on the player client. They are never
 // real players: no balance, no location, only a username, a password and an optional name.
 import type { PlayerView } from '@devplat/contract';
-import type { PrismaClient, SandboxPlayer } from '@devplat/db';
-import { ProblemError } from '@devplat/http';
+import { type Actor, audit, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
-import { type Actor, audit } from './audit.ts';
+import { refuse } from './refusals.ts';
 import { knownFields, optionalText, password, username } from './rules.ts';
 
 export type { PlayerView };
@@ -26,19 +25,21 @@ export function sandboxPlayers(prisma: PrismaClient) {
       const name = username(body.username);
       const secret = password(body.password, 8);
       const displayName = optionalText(body.display_name, 'display_name', 64);
-      let player: SandboxPlayer;
+      const passwordHash = await hashPassword(secret);
       try {
-        player = await prisma.sandboxPlayer.create({
-          data: { accountId: actor.accountId, username: name, passwordHash: await hashPassword(secret), displayName },
+        return await prisma.$transaction(async (tx) => {
+          const player = await tx.sandboxPlayer.create({
+            data: { accountId: actor.accountId, username: name, passwordHash, displayName },
+          });
+          await audit(tx, actor, 'player.create', { type: 'sandbox_player', id: player.id });
+          return player;
         });
       } catch (error) {
         if ((error as { code?: string })?.code === 'P2002') {
-          throw new ProblemError('USERNAME_TAKEN', `The username ${name} is taken. Choose another.`);
+          refuse('USERNAME_TAKEN', `The username ${name} is taken. Choose another.`);
         }
         throw error;
       }
-      await audit(prisma, actor, 'player.create', { type: 'sandbox_player', id: player.id });
-      return player;
     },
   };
 }

@@ -4,16 +4,8 @@ import { type Session, type SessionStore, sessionStore } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 
 export type ConsoleSession = Session<{ accountId: string }>;
-
-export interface ConsoleSessions extends Omit<SessionStore<{ accountId: string }>, 'start'> {
-  start(accountId: string): Promise<{ token: string; session: ConsoleSession }>;
-}
+export type ConsoleSessions = SessionStore<{ accountId: string }>;
 
 export function consoleSessions(store: KeyValueStore): ConsoleSessions {
-  const sessions = sessionStore<{ accountId: string }>(store, {
-    keyPrefix: 'console-session',
-    tokenPrefix: 'dps_',
-    lifetimeSeconds: 12 * 60 * 60,
-  });
-  return { ...sessions, start: (accountId) => sessions.start({ accountId }) };
+  return sessionStore(store, { keyPrefix: 'console-session', tokenPrefix: 'dps_', lifetimeSeconds: 12 * 60 * 60 });
 }

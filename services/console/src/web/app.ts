@@ -1,10 +1,9 @@
 // The console's web UI as a page app: every path that is not the JSON API's. Sandbox only: switched
 // off, every path answers a 503 page.
-import { html, type Logger, ProblemError, pageApp, type RenderErrorPage } from '@devplat/http';
+import { html, type Logger, pageApp, type RenderErrorPage } from '@devplat/http';
 import type Koa from 'koa';
-import type { Middleware } from 'koa';
-import { consoleDisabledDetail } from '../api/app.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
+import { refusalsAsProblems, switchedOff } from '../doors.ts';
 import { messagePage } from './pages.ts';
 import { consoleWebPages } from './routes.ts';
 
@@ -20,10 +19,6 @@ const errorPage: RenderErrorPage = ({ title, message, problem }) => {
   }
 };
 
-const switchedOff: Middleware = () => {
-  throw new ProblemError('FEATURE_DISABLED', consoleDisabledDetail);
-};
-
 export interface ConsoleWebOptions {
   /** Served over https: Secure cookies with the __Host- prefix, X-Forwarded-* trusted. */
   secure: boolean;
@@ -31,7 +26,12 @@ export interface ConsoleWebOptions {
 }
 
 export function buildConsoleWeb(domain: ConsoleDomain, logger: Logger, { secure, enabled }: ConsoleWebOptions): Koa {
-  const { app, route } = pageApp({ logger, errorPage, proxy: secure, guard: enabled ? undefined : switchedOff });
+  const { app, route } = pageApp({
+    logger,
+    errorPage,
+    proxy: secure,
+    guard: enabled ? refusalsAsProblems : switchedOff,
+  });
   consoleWebPages(route, domain, secure);
   return app;
 }

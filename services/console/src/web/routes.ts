@@ -4,8 +4,9 @@
 // Secure (__Host-) when the console is served over https.
 
 import type { DeliveryView } from '@devplat/contract';
+import { problemCodes } from '@devplat/contract';
+import type { Actor } from '@devplat/db';
 import {
-  type CurrentSession,
   cookie,
   cookieSessions,
   doubleSubmitCsrf,
@@ -17,28 +18,22 @@ import {
   sessionFormValid,
 } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
-import { authenticate, registerAccount, usable } from '../domain/accounts.ts';
+import type { SignedIn } from '../domain/accounts.ts';
 import { appView } from '../domain/apps.ts';
-import type { Actor } from '../domain/audit.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
+import { ConsoleRefusal } from '../domain/refusals.ts';
 import { appPage, appsPage, type Frame, newAppPage, playersPage, registerPage, signInPage } from './pages.ts';
-
-interface SignedIn extends CurrentSession<{ accountId: string }> {
-  account: { id: string; displayName: string };
-}
 
 type Form = Awaited<ReturnType<typeof readFormWithLists>>;
 
 const formExpired = () => new ProblemError('CSRF_FAILED', 'This form has expired. Load the page again and resubmit.');
 
 export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, secure: boolean): void {
-  const { prisma, apps, players } = domain;
+  const { accounts, apps, players } = domain;
   // The web UI's cookie carries the same token an API client sends as its bearer token.
-  const sessions = cookieSessions(
-    { ...domain.sessions, start: ({ accountId }) => domain.sessions.start(accountId) },
-    cookie({ name: 'console_session', sameSite: 'strict', secure }),
-  );
+  const sessionCookie = cookie({ name: 'console_session', sameSite: 'strict', secure });
+  const sessions = cookieSessions(domain.sessions, sessionCookie);
   const csrf = doubleSubmitCsrf(cookie({ name: 'console_csrf', sameSite: 'strict', secure }));
 
   const frame = (signedIn: SignedIn | null, title: string, extra: Partial<Frame> = {}): Frame => ({
@@ -56,14 +51,7 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
     if (!csrf.valid(ctx, presented)) throw formExpired();
   };
 
-  const current = async (ctx: Context): Promise<SignedIn | null> => {
-    const signedIn = await sessions.current(ctx);
-    if (!signedIn) return null;
-    const account = await prisma.account.findUnique({ where: { id: signedIn.session.accountId } });
-    if (!account) return null;
-    usable(account);
-    return { ...signedIn, account };
-  };
+  const current = (ctx: Context): Promise<SignedIn | null> => accounts.signedIn(sessionCookie.get(ctx));
   /** Pages behind sign-in; a POST must carry the session's CSRF token. */
   const signedIn: Middleware = async (ctx, next) => {
     const who = await current(ctx);
@@ -90,7 +78,10 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   };
   const takeNotice = (ctx: Context) => domain.sessions.takeNotice(who(ctx).token);
   /** A refusal of the developer's input shows the form again with the reason. */
-  const refusedInput = (error: unknown): error is ProblemError => error instanceof ProblemError && error.status < 500;
+  const refused = (error: unknown) => {
+    if (!(error instanceof ConsoleRefusal)) throw error;
+    return { status: problemCodes[error.code].status, reason: error.message };
+  };
 
   route('/', { GET: async (ctx) => ctx.redirect((await current(ctx)) ? '/apps' : '/signin') });
 
@@ -100,12 +91,11 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       const { fields } = await readFormWithLists(ctx, []);
       checkAnonymousCsrf(ctx, fields.csrf);
       try {
-        const account = await authenticate(prisma, { email: fields.email, password: fields.password });
+        const account = await accounts.authenticate({ email: fields.email, password: fields.password });
         await startSession(ctx, account.id);
       } catch (error) {
-        if (!refusedInput(error)) throw error;
-        const view = frame(null, 'Sign in', { error: error.detail });
-        sendPage(ctx, error.status, signInPage(view, csrf.issue(ctx), fields.email));
+        const { status, reason } = refused(error);
+        sendPage(ctx, status, signInPage(frame(null, 'Sign in', { error: reason }), csrf.issue(ctx), fields.email));
       }
     },
   });
@@ -117,12 +107,11 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       checkAnonymousCsrf(ctx, fields.csrf);
       const input = { email: fields.email, password: fields.password, display_name: fields.display_name };
       try {
-        const account = await registerAccount(prisma, input, ctx.state.requestId);
+        const account = await accounts.register(input, ctx.state.requestId);
         await startSession(ctx, account.id);
       } catch (error) {
-        if (!refusedInput(error)) throw error;
-        const view = frame(null, 'Register', { error: error.detail });
-        sendPage(ctx, error.status, registerPage(view, csrf.issue(ctx), input));
+        const { status, reason } = refused(error);
+        sendPage(ctx, status, registerPage(frame(null, 'Register', { error: reason }), csrf.issue(ctx), input));
       }
     },
   });
@@ -164,9 +153,9 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
         const view = frame(who(ctx), app.name, { notice: `Created ${app.name}.` });
         sendPage(ctx, 201, appPage(view, who(ctx).session.csrf, appView(app), { newSecret: clientSecret, deliveries }));
       } catch (error) {
-        if (!refusedInput(error)) throw error;
-        const view = frame(who(ctx), 'Create app', { error: error.detail });
-        sendPage(ctx, error.status, newAppPage(view, who(ctx).session.csrf, values));
+        const { status, reason } = refused(error);
+        const view = frame(who(ctx), 'Create app', { error: reason });
+        sendPage(ctx, status, newAppPage(view, who(ctx).session.csrf, values));
       }
     },
   });
@@ -231,9 +220,9 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
         const player = await players.create(actor(ctx), input);
         await done(ctx, '/players', `Created the sandbox player ${player.username}.`);
       } catch (error) {
-        if (!refusedInput(error)) throw error;
-        const view = frame(who(ctx), 'Sandbox players', { error: error.detail });
-        sendPage(ctx, error.status, playersPage(view, who(ctx).session.csrf, await playerList(ctx), input));
+        const { status, reason } = refused(error);
+        const view = frame(who(ctx), 'Sandbox players', { error: reason });
+        sendPage(ctx, status, playersPage(view, who(ctx).session.csrf, await playerList(ctx), input));
       }
     },
   });
