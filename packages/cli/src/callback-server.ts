@@ -2,6 +2,7 @@
 // player's browser coming back from the consent screen. It gets a small page saying the terminal
 // takes over; the query goes to the caller.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type Html, html, pageHeaders, siteLayout } from '@devplat/http/html';
 import { failure } from './errors.ts';
 
 export interface CallbackServer {
@@ -10,21 +11,13 @@ export interface CallbackServer {
   close(): Promise<void>;
 }
 
-const page = (title: string, message: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
-  '<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem}</style>' +
-  `</head><body><h1>${title}</h1><p>${message}</p></body></html>\n`;
+const layout = siteLayout({ width: '36rem' });
+const page = (title: string, message: string) => layout({ title, main: html`<h1>${title}</h1><p>${message}</p>` });
+const headers = { ...pageHeaders(true), 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' };
 
-function send(response: ServerResponse, status: number, body: string) {
-  response.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    'referrer-policy': 'no-referrer',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-    'x-content-type-options': 'nosniff',
-    connection: 'close',
-  });
-  response.end(body);
+function send(response: ServerResponse, status: number, body: Html) {
+  response.writeHead(status, headers);
+  response.end(body.toString());
 }
 
 /** The addresses to listen on for a loopback redirect URI's host. */

@@ -52,6 +52,9 @@ async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
 /** Reads a line at the terminal without echoing it. Ctrl-C stops the command (exit 130). */
 function promptHidden(stdin: NodeJS.ReadStream, stderr: Io['stderr'], prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Echo goes off before the prompt shows: whatever is typed once it shows stays hidden.
+    stdin.setEncoding('utf8');
+    stdin.setRawMode(true);
     stderr.write(prompt);
     let value = '';
     const finish = (error?: Error) => {
@@ -74,8 +77,6 @@ function promptHidden(stdin: NodeJS.ReadStream, stderr: Io['stderr'], prompt: st
         else if (character >= ' ') value += character;
       }
     };
-    stdin.setEncoding('utf8');
-    stdin.setRawMode(true);
     stdin.on('data', onData);
     stdin.resume();
   });

@@ -1,5 +1,5 @@
 import type { LogLevel } from '@devplat/config';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { type Logger, pino } from 'pino';
 
 export type { Logger };
@@ -40,16 +40,4 @@ export function logRequest(logger: Logger, ctx: Context, started: number): void 
     },
     'request',
   );
-}
-
-/** logRequest for every request that passes through. */
-export function requestLog(logger: Logger): Middleware {
-  return async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      logRequest(logger, ctx, started);
-    }
-  };
 }

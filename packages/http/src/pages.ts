@@ -8,23 +8,9 @@ import { isDependencyFailure } from './errors.ts';
 import { newRequestId } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
+import { pageHeaders } from './page-headers.ts';
 import { ProblemError } from './problem.ts';
 import { type OperationHandlers, operation } from './routes.ts';
-
-/**
- * The page security headers. `form-action 'self'` is left out only where a form's answer is a
- * redirect to another site: Chrome applies form-action to the redirect too, so with it the consent
- * screen could never send the player back to the app after Allow.
- */
-function pageHeaders(formAction: boolean): Record<string, string> {
-  return {
-    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'${formAction ? "; form-action 'self'" : ''}`,
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-store',
-  };
-}
 
 const everyPage = pageHeaders(true);
 const redirectingForms = pageHeaders(false);

@@ -2,6 +2,7 @@
 // entry of a grant is indexed under it so the whole family can be revoked at once, and consume
 // is atomic: of concurrent redemptions of one code or refresh token exactly one succeeds; each
 // loser revokes the grant and gets invalid_grant, as a replay would.
+import { limits } from '@devplat/contract';
 import type { KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 
@@ -16,7 +17,10 @@ export interface AdapterHooks {
 }
 
 const entryKey = (model: string, id: string) => `oidc:${model}:${id}`;
-const codeMemorySeconds = 31 * 24 * 60 * 60;
+// How long a code, and the consumed marker of a code or refresh token, is kept: as long as a grant
+// can live (its ttl is the refresh token's) and a day more, so the marker outlasts everything it
+// guards and a replay is recognised for as long as there is a grant left to revoke.
+const codeMemorySeconds = limits.refreshTokenSeconds + 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
 const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
 

@@ -1,5 +1,5 @@
 import type { Config } from '@devplat/config';
-import { scopes } from '@devplat/contract';
+import { scopeNames } from '@devplat/contract';
 
 /** RFC 8414 metadata: exactly the contract's fields, no others. */
 export function authorizationServerMetadata(config: Config) {
@@ -15,6 +15,6 @@ export function authorizationServerMetadata(config: Config) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: methods,
     revocation_endpoint_auth_methods_supported: methods,
-    scopes_supported: Object.keys(scopes),
+    scopes_supported: scopeNames,
   };
 }

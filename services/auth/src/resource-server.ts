@@ -1,12 +1,12 @@
 // The one resource server, {base_url}: JWT access tokens (at+jwt, EdDSA, 300 s). oidc-provider asks
 // for it on every token request, after client authentication and before the grant reads the scope a
 // token may carry, which makes it the place for the grants' own scope rules.
-import { limits, scopes as scopeCatalogue } from '@devplat/contract';
+import { limits, scopeNames } from '@devplat/contract';
 import { errors, type KoaContextWithOIDC, type ResourceServer } from 'oidc-provider';
 import { narrowCodeScopes } from './grants/authorization-code.ts';
 import { applyAppTokenScopes } from './grants/client-credentials.ts';
 
-const allScopes = Object.keys(scopeCatalogue).join(' ');
+const allScopes = scopeNames.join(' ');
 
 export function resourceServer(resource: string) {
   return async (ctx: KoaContextWithOIDC, indicator: string): Promise<ResourceServer> => {

@@ -5,7 +5,7 @@
 // after client authentication and before the grant reads `scope`, and sets the default there.
 
 import { grantedAppScopes } from '@devplat/apps';
-import { appScopes, scopes as scopeCatalogue } from '@devplat/contract';
+import { appScopes, isScope } from '@devplat/contract';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { requestApp } from '../request-app.ts';
 
@@ -20,8 +20,8 @@ export function applyAppTokenScopes(ctx: KoaContextWithOIDC): void {
     return;
   }
   for (const scope of asked.split(' ')) {
-    if (!Object.hasOwn(scopeCatalogue, scope)) throw new errors.InvalidScope(`unknown scope ${scope}`, scope);
-    if (!(appScopes as readonly string[]).includes(scope)) {
+    if (!isScope(scope)) throw new errors.InvalidScope(`unknown scope ${scope}`, scope);
+    if (!appScopes.includes(scope)) {
       throw new errors.InvalidScope(`${scope} is a user scope: app tokens never carry it`, scope);
     }
     if (!granted.includes(scope)) throw new errors.InvalidScope(`${scope} is not granted to this app`, scope);

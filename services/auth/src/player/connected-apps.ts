@@ -1,6 +1,6 @@
 // The player's connected apps: one entry per app they have an active consent with, and Remove
 // access, which ends every active consent of the player with that app.
-import { idFormats, type Scope, scopes as scopeCatalogue, scopeDescriptions } from '@devplat/contract';
+import { idFormats, isScope, scopeDescriptions, scopeNames } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { Logger } from '@devplat/http';
 import type Provider from 'oidc-provider';
@@ -16,15 +16,9 @@ export interface ConnectedApp {
   firstAllowedAt: Date;
 }
 
-const catalogueOrder = Object.keys(scopeCatalogue);
-const byCatalogueOrder = (a: string, b: string) => {
-  // A scope missing from the catalogue sorts last.
-  const rank = (scope: string) => {
-    const index = catalogueOrder.indexOf(scope);
-    return index === -1 ? catalogueOrder.length : index;
-  };
-  return rank(a) - rank(b) || a.localeCompare(b);
-};
+// A scope missing from the catalogue sorts last.
+const catalogueRank = (scope: string) => (isScope(scope) ? scopeNames.indexOf(scope) : scopeNames.length);
+const byCatalogueOrder = (a: string, b: string) => catalogueRank(a) - catalogueRank(b) || a.localeCompare(b);
 
 export async function connectedApps(prisma: PrismaClient, playerId: string): Promise<ConnectedApp[]> {
   const consents = await prisma.consent.findMany({
@@ -49,7 +43,7 @@ export async function connectedApps(prisma: PrismaClient, playerId: string): Pro
     returnHosts: [...new Set(app.redirectUris.map((uri) => new URL(uri).host))],
     scopes: [...scopes]
       .sort(byCatalogueOrder)
-      .map((scope) => ({ scope, description: scopeDescriptions[scope as Scope] ?? scope })),
+      .map((scope) => ({ scope, description: isScope(scope) ? scopeDescriptions[scope] : scope })),
     firstAllowedAt,
   }));
 }

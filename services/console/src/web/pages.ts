@@ -1,10 +1,8 @@
 // The console's pages, in the shared layout: plain HTML with labelled controls and no scripts.
 
-import type { DeliveryView } from '@devplat/contract';
-import { scopes as scopeCatalogue, scopeDescriptions } from '@devplat/contract';
+import type { AppView, DeliveryView, PlayerView } from '@devplat/contract';
+import { scopeDescriptions, scopeNames } from '@devplat/contract';
 import { errorMessage, type Html, type HtmlValue, hiddenField, html, noticeMessage, siteLayout } from '@devplat/http';
-import type { AppView } from '../domain/apps.ts';
-import type { PlayerView } from '../domain/players.ts';
 
 const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem' });
 
@@ -92,11 +90,11 @@ export interface NewAppValues {
 }
 
 export function newAppPage(frame: Frame, csrf: string, values: NewAppValues = {}): Html {
-  const scopeBoxes = Object.keys(scopeCatalogue).map(
+  const scopeBoxes = scopeNames.map(
     (
       scope,
     ) => html`<div><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}" ${values.scopes?.includes(scope) && html`checked`}>
-<label class="inline" for="scope-${scope}">${scope}</label> <small>${scopeDescriptions[scope as keyof typeof scopeDescriptions]}</small></div>`,
+<label class="inline" for="scope-${scope}">${scope}</label> <small>${scopeDescriptions[scope]}</small></div>`,
   );
   return layout(
     frame,
