@@ -2,6 +2,11 @@
 // entry of a grant is indexed under it so the whole family can be revoked at once, and consume
 // is atomic: of concurrent redemptions of one code or refresh token exactly one succeeds; each
 // loser revokes the grant and gets invalid_grant, as a replay would.
+//
+// Nothing of a grant leaves the store before its consent has ended in PostgreSQL (grantRevoked,
+// which commits the receipt and its consent.revoked event). A failure between the two leaves the
+// grant in place, so the client's retry finds its token again and finishes the job; the other order
+// would leave an active consent whose tokens the retry can no longer find.
 import { limits } from '@devplat/contract';
 import type { KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
@@ -10,8 +15,9 @@ type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userC
 
 export interface AdapterHooks {
   /**
-   * Called, and awaited, when a grant is destroyed: by the provider (replay found on redemption,
-   * revocation) or by a lost consume race. The consent behind it ends before the answer leaves.
+   * Ends the consent behind a grant that is being destroyed: by the provider (replay found on
+   * redemption, revocation) or by a lost consume race. Awaited before anything of the grant is
+   * deleted; idempotent, since the provider destroys a grant through several calls at once.
    */
   grantRevoked(grantId: string): Promise<void>;
 }
@@ -32,6 +38,10 @@ export async function revokeGrant(store: KeyValueStore, grantId: string): Promis
 }
 
 export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
+  const revokeFamily = async (grantId: string) => {
+    await hooks.grantRevoked(grantId);
+    await revokeGrant(store, grantId);
+  };
   return class StoreAdapter {
     readonly model: string;
     constructor(model: string) {
@@ -58,10 +68,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       if (!consumed) return payload;
       // A used code presented again revokes its grant whatever else is wrong with the request
       // (the provider would first refuse an expired code without revoking anything).
-      if (this.model === 'AuthorizationCode' && payload.grantId) {
-        await revokeGrant(store, payload.grantId);
-        await hooks.grantRevoked(payload.grantId);
-      }
+      if (this.model === 'AuthorizationCode' && payload.grantId) await revokeFamily(payload.grantId);
       return { ...payload, consumed: Number(consumed) };
     }
 
@@ -81,10 +88,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds)) return;
       // Another request consumed it between the provider's check and now: treat as a replay.
       const payload = await this.find(id);
-      if (payload?.grantId) {
-        await revokeGrant(store, payload.grantId);
-        await hooks.grantRevoked(payload.grantId);
-      }
+      if (payload?.grantId) await revokeFamily(payload.grantId);
       throw new errors.InvalidGrant(
         `${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already consumed`,
       );
@@ -92,15 +96,20 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
 
     async destroy(id: string): Promise<void> {
       const key = entryKey(this.model, id);
-      await store.delete([key]);
       if (this.model === 'Grant') {
-        await revokeGrant(store, id);
-        await hooks.grantRevoked(id);
+        await revokeFamily(id);
+        await store.delete([key]);
+        return;
       }
+      // A destroyed token (revoked, or a replayed refresh token) ends its grant's consent first.
+      const [value] = await store.getMany([key]);
+      const grantId = value ? (JSON.parse(value) as Payload).grantId : undefined;
+      if (grantId) await hooks.grantRevoked(grantId);
+      await store.delete([key]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await revokeGrant(store, grantId);
+      await revokeFamily(grantId);
     }
   };
 }

@@ -11,6 +11,7 @@ import type { KeyValueStore } from '@devplat/kv';
 import Provider from 'oidc-provider';
 import { storeAdapter } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
+import { rotateFamily } from './grants/refresh-token.ts';
 import { resourceServer } from './resource-server.ts';
 import { endConsentOfRevokedGrant } from './revoked-grants.ts';
 import { accessTokenClaims } from './token-claims.ts';
@@ -43,7 +44,7 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
     scopes: [],
     responseTypes: ['code'],
     pkce: { required: () => true },
-    rotateRefreshToken: true,
+    rotateRefreshToken: rotateFamily,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,

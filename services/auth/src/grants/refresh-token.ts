@@ -1,14 +1,39 @@
-// refresh_token: a refresh under an ended consent is refused. The consent receipt in PostgreSQL is
-// the authority, not the grant in the store: every path that ends a consent commits the receipt,
-// and a grant that outlived it (its deletion from the store failed) must not mint tokens. The check
-// runs as the last step before a user token is signed (token-claims.ts, the provider's
-// extraTokenClaims), so it also holds for a code redeemed after its player withdrew the consent.
+// refresh_token: the rules of a refresh-token family beyond the provider's own (rotation on every
+// use, replay revokes the family).
+//
+// 1. A refresh under an ended consent is refused. The consent receipt in PostgreSQL is the
+//    authority, not the grant in the store: every path that ends a consent commits the receipt
+//    first, and a grant that outlived it must not mint tokens. The check runs as the last step
+//    before a user token is signed (token-claims.ts, the provider's extraTokenClaims), so it also
+//    holds for a code redeemed after its player withdrew the consent.
+// 2. Narrowing sticks: a refresh that asks for fewer scopes rotates to a refresh token holding only
+//    those, so a later, wider request is invalid_scope (the provider checks a request against the
+//    presented token's scopes). The code exchange narrows the same way (authorization-code.ts).
+// 3. The family lives while it is used: each rotated token is valid 30 days from its own issue, and
+//    each rotation gives the grant 30 more days, so a family used at least every 30 days never
+//    expires; one left unused for 30 days ends by expiry, and its consent stays as the player
+//    granted it.
+// Rules 2 and 3 run in the provider's rotateRefreshToken hook: the one step between the checks of
+// the presented token and the copy of its scope into the new one.
+import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import { errors } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 
 /** The id of the active consent behind a grant; invalid_grant when it has ended. */
 export async function activeConsentId(prisma: PrismaClient, grantId: string): Promise<string> {
   const consent = await prisma.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
   if (!consent) throw new errors.InvalidGrant('the consent behind this grant has ended');
   return consent.id;
+}
+
+/** Rules 2 and 3, as the presented refresh token is about to be rotated; always rotates. */
+export async function rotateFamily(ctx: KoaContextWithOIDC): Promise<true> {
+  const { RefreshToken: presented, Grant: grant } = ctx.oidc.entities;
+  // The provider has checked that the asked scopes are a subset of the presented token's.
+  if (presented && ctx.oidc.params?.scope) presented.scope = [...ctx.oidc.requestParamScopes].join(' ');
+  if (grant) {
+    grant.exp = Math.floor(Date.now() / 1000) + limits.refreshTokenSeconds;
+    await grant.save();
+  }
+  return true;
 }
