@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { apiVersion } from '@devplat/contract';
 import type { Context } from 'koa';
+import { securityHeaders } from './security-headers.ts';
 
 export function newRequestId(): string {
   return `req_${randomUUID().replaceAll('-', '')}`;
 }
 
-/** No sniffing, no framing, no referrer leaks. */
-const securityHeaders = {
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-  'Referrer-Policy': 'no-referrer',
-} as const;
-
 /** Every answer's headers but the request id, as name, value, name, value... */
 const fixedHeaders = Object.entries({
   'X-Service-API-Version': apiVersion,
   'Cache-Control': 'no-store',
-  ...securityHeaders,
+  ...securityHeaders("default-src 'none'; frame-ancestors 'none'"),
 }).flat();
 
 /**

@@ -2,4 +2,4 @@
 // key-value store, for a page served by plain node:http (the CLI's loopback callback page).
 export { Html, type HtmlValue, html } from './html.ts';
 export { type PageContent, type Site, siteLayout } from './layout.ts';
-export { pageHeaders } from './page-headers.ts';
+export { pageHeaders } from './security-headers.ts';

@@ -8,9 +8,9 @@ import { isDependencyFailure } from './errors.ts';
 import { newRequestId } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
-import { pageHeaders } from './page-headers.ts';
 import { ProblemError } from './problem.ts';
 import { type OperationHandlers, operation } from './routes.ts';
+import { pageHeaders } from './security-headers.ts';
 
 const everyPage = pageHeaders(true);
 const redirectingForms = pageHeaders(false);
