@@ -11,7 +11,12 @@ import { limits } from '@devplat/contract';
 import type { KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 
-type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; consumed?: number };
+export type Payload = Record<string, unknown> & {
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  consumed?: number;
+};
 
 export interface AdapterHooks {
   /**
@@ -30,18 +35,29 @@ const codeMemorySeconds = limits.refreshTokenSeconds + 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
 const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
 
-// Consumed markers are never deleted, only expire: a request that loaded a code or refresh token
-// before its grant was revoked must still find it consumed, or it could redeem it once more.
-export async function revokeGrant(store: KeyValueStore, grantId: string): Promise<void> {
-  const keys = await store.members(grantKey(grantId));
-  await store.delete([...keys, grantKey(grantId)]);
+/** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
+export interface StoreFamilies {
+  /** Files a key under its grant, keeping the index at least ttlSeconds longer. */
+  index(grantId: string, key: string, ttlSeconds?: number): Promise<void>;
+  /** Ends the grant's consent (PostgreSQL first), then deletes everything filed under the grant. */
+  revoke(grantId: string): Promise<void>;
 }
 
-export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
-  const revokeFamily = async (grantId: string) => {
-    await hooks.grantRevoked(grantId);
-    await revokeGrant(store, grantId);
+// Consumed markers are not filed under their grant and never deleted, only expire: a request that
+// loaded a code or refresh token before its grant was revoked must still find it consumed, or it
+// could redeem it once more.
+export function storeFamilies(store: KeyValueStore, hooks: AdapterHooks): StoreFamilies {
+  return {
+    index: (grantId, key, ttlSeconds) => store.addToSet(grantKey(grantId), key, ttlSeconds),
+    async revoke(grantId) {
+      await hooks.grantRevoked(grantId);
+      const keys = await store.members(grantKey(grantId));
+      await store.delete([...keys, grantKey(grantId)]);
+    },
   };
+}
+
+export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
   return class StoreAdapter {
     readonly model: string;
     constructor(model: string) {
@@ -55,7 +71,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       const keepFor = this.model === 'AuthorizationCode' ? codeMemorySeconds : expiresIn;
       await store.put(key, JSON.stringify(payload), keepFor);
       const grantId = this.model === 'Grant' ? id : payload.grantId;
-      if (grantId) await store.addToSet(grantKey(grantId), key, keepFor);
+      if (grantId) await families.index(grantId, key, keepFor);
       if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);
       if (payload.userCode) await store.put(entryKey(`${this.model}:userCode`, payload.userCode), id, expiresIn);
     }
@@ -68,7 +84,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       if (!consumed) return payload;
       // A used code presented again revokes its grant whatever else is wrong with the request
       // (the provider would first refuse an expired code without revoking anything).
-      if (this.model === 'AuthorizationCode' && payload.grantId) await revokeFamily(payload.grantId);
+      if (this.model === 'AuthorizationCode' && payload.grantId) await families.revoke(payload.grantId);
       return { ...payload, consumed: Number(consumed) };
     }
 
@@ -88,7 +104,7 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
       if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds)) return;
       // Another request consumed it between the provider's check and now: treat as a replay.
       const payload = await this.find(id);
-      if (payload?.grantId) await revokeFamily(payload.grantId);
+      if (payload?.grantId) await families.revoke(payload.grantId);
       throw new errors.InvalidGrant(
         `${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already consumed`,
       );
@@ -97,19 +113,19 @@ export function storeAdapter(store: KeyValueStore, hooks: AdapterHooks) {
     async destroy(id: string): Promise<void> {
       const key = entryKey(this.model, id);
       if (this.model === 'Grant') {
-        await revokeFamily(id);
+        await families.revoke(id);
         await store.delete([key]);
         return;
       }
-      // A destroyed token (revoked, or a replayed refresh token) ends its grant's consent first.
+      // A destroyed token (a revoked one) ends its grant's consent first.
       const [value] = await store.getMany([key]);
       const grantId = value ? (JSON.parse(value) as Payload).grantId : undefined;
-      if (grantId) await hooks.grantRevoked(grantId);
+      if (grantId) await families.revoke(grantId);
       await store.delete([key]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await revokeFamily(grantId);
+      await families.revoke(grantId);
     }
   };
 }

@@ -8,10 +8,11 @@ import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
-import Provider from 'oidc-provider';
-import { storeAdapter } from './adapter.ts';
+import Provider, { type RefreshToken } from 'oidc-provider';
+import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
 import { rotateFamily } from './grants/refresh-token.ts';
+import { refreshTokenAdapter, refreshTokenId } from './refresh-token-adapter.ts';
 import { resourceServer } from './resource-server.ts';
 import { endConsentOfRevokedGrant } from './revoked-grants.ts';
 import { accessTokenClaims } from './token-claims.ts';
@@ -26,14 +27,19 @@ export interface ProviderDependencies {
 export function createProvider({ config, secrets, prisma, store }: ProviderDependencies): Provider {
   const resource = config.baseUrl.href;
   const apps = appDirectory(prisma, store);
-  const StoreAdapter = storeAdapter(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
+  const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
+  const StoreAdapter = storeAdapter(store, families);
+  const refreshTokens = refreshTokenAdapter(store, families);
 
   const provider = new Provider(resource, {
     adapter: class {
-      // The Client model is the app registry in PostgreSQL; every other model is in the store.
+      // The Client model is the app registry in PostgreSQL; every other model is in the store,
+      // refresh tokens one record per family.
       constructor(model: string) {
         // biome-ignore lint/correctness/noConstructorReturn: oidc-provider instantiates one adapter per model
         if (model === 'Client') return clientAdapter(apps) as never;
+        // biome-ignore lint/correctness/noConstructorReturn: as above
+        if (model === 'RefreshToken') return refreshTokens as never;
         // biome-ignore lint/correctness/noConstructorReturn: as above
         return new StoreAdapter(model) as never;
       }
@@ -91,5 +97,11 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
     extraTokenClaims: accessTokenClaims(config.environment, prisma),
   });
   compareHashedSecrets(provider, apps);
+  // Each refresh token's id names its family (refresh-token-adapter.ts).
+  Object.assign(provider.RefreshToken.prototype, {
+    generateTokenId(this: RefreshToken) {
+      return refreshTokenId(this.grantId as string, this.rotations);
+    },
+  });
   return provider;
 }

@@ -3,12 +3,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { memoryStore } from '@devplat/kv';
-import { storeAdapter } from '../src/adapter.ts';
+import { storeAdapter, storeFamilies } from '../src/adapter.ts';
 
 function setup() {
   const store = memoryStore();
   const revoked: string[] = [];
-  const Adapter = storeAdapter(store, { grantRevoked: async (grantId) => void revoked.push(grantId) });
+  const Adapter = storeAdapter(
+    store,
+    storeFamilies(store, { grantRevoked: async (grantId) => void revoked.push(grantId) }),
+  );
   return { store, revoked, codes: new Adapter('AuthorizationCode'), grants: new Adapter('Grant') };
 }
 
