@@ -148,3 +148,24 @@ test('an endpoint that keeps failing ends in the failed list; an audited replay 
   assert.equal(again.status, 409, 'only a failed delivery can be replayed');
   assert.equal(again.json.code, 'DELIVERY_NOT_FAILED');
 });
+
+test("in loopback mode the platform's own ports are refused as webhook targets, on create and on update", async () => {
+  const own = [platform.origin, platform.playerClient, platform.console, platform.internal].map(
+    (origin) => new URL(origin).port,
+  );
+  for (const port of own) {
+    for (const host of ['127.0.0.1', 'localhost', '[::1]']) {
+      const created = await api('POST', '/apps', {
+        name: 'Hooked App',
+        scopes: ['city.public.read'],
+        webhook_url: `http://${host}:${port}/hooks`,
+      });
+      assert.equal(created.status, 400, created.text);
+      assert.equal(created.json.detail, `webhook_url must not point at the platform's own port ${port}.`);
+    }
+  }
+  const app = await consoleApp(receiver.url);
+  const updated = await api('PATCH', `/apps/${app.clientId}`, { webhook_url: `http://127.0.0.1:${own[0]}/hooks` });
+  assert.equal(updated.status, 400, updated.text);
+  assert.equal((await api('GET', `/apps/${app.clientId}`)).json.webhook_url, receiver.url);
+});

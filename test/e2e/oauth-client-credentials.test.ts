@@ -290,14 +290,14 @@ describe('token endpoint bad input', () => {
     ['/oauth/token', 'grant_type=client_credentials'],
     ['/oauth/revoke', 'token=anything'],
   ] as const) {
+    const send = (headers: Record<string, string>, body: string) =>
+      call(platform.base, endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
     test(`${endpoint}: duplicate parameters, a JSON body, an oversized body and garbage Basic headers are invalid_request`, async () => {
       const { clientId, clientSecret } = await createTestApp(prisma());
-      const send = (headers: Record<string, string>, body: string) =>
-        call(platform.base, endpoint, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-          body,
-        });
       const auth = { authorization: basicAuth(clientId, clientSecret) };
       assertOAuthError(await send(auth, `${valid}&${valid}`), 400, 'invalid_request');
       assertOAuthError(
@@ -319,7 +319,22 @@ describe('token endpoint bad input', () => {
       ]) {
         assertOAuthError(await send({ authorization: header }, valid), 400, 'invalid_request');
       }
-      assertOAuthError(await send({}, valid), 400, 'invalid_request');
+    });
+
+    test(`${endpoint}: no client authentication at all is invalid_client (401) with a Basic challenge`, async () => {
+      const { clientId, clientSecret } = await createTestApp(prisma());
+      const none = await send({}, valid);
+      assertOAuthError(none, 401, 'invalid_client');
+      assert.equal(none.headers.get('www-authenticate'), `Basic realm="${platform.base}"`);
+      // Credentials sent twice still authenticate: that request is malformed, not anonymous.
+      assertOAuthError(
+        await send(
+          { authorization: basicAuth(clientId, clientSecret) },
+          `${valid}&${form({ client_id: clientId, client_secret: clientSecret })}`,
+        ),
+        400,
+        'invalid_request',
+      );
     });
   }
 

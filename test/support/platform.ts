@@ -21,11 +21,22 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
+export interface TestPlatformOptions {
+  webhookWorker?: boolean;
+  /**
+   * The URL the platform reaches the test database by (a fault proxy's), given the database's
+   * own: the platform then opens its own connections, with the configured bounds, while
+   * `database` stays a direct connection for the test's set-up. Real PostgreSQL only.
+   */
+  databaseVia?: (url: string) => string;
+}
+
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  options: { webhookWorker?: boolean } = {},
+  { databaseVia, ...startOptions }: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
   const database = await createTestDatabase();
+  const platformDatabaseUrl = database.url && databaseVia ? databaseVia(database.url) : database.url;
   const dataDir = mkdtempSync(join(tmpdir(), 'devplat-platform-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -38,11 +49,12 @@ export async function startTestPlatform(
     CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
-    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...(platformDatabaseUrl ? { DATABASE_URL: platformDatabaseUrl } : {}),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,
   });
-  const platform = await startPlatform(config, { database, ...options });
+  const ownConnections = platformDatabaseUrl !== database.url;
+  const platform = await startPlatform(config, ownConnections ? startOptions : { database, ...startOptions });
   return {
     base: `${origin}/developer/v1`,
     origin,

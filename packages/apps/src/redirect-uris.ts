@@ -3,8 +3,22 @@ import { limits } from '@devplat/contract';
 const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
+ * Why `uri` is not written exactly as its parsed form (`new URL(uri).href`), or null. Matching is
+ * exact, so a URI is registered only in the form a client's redirect_uri will be compared with.
+ */
+function notCanonical(uri: string, url: URL): string | null {
+  if (url.href === uri) return null;
+  if (/\s/.test(uri)) return 'must not contain spaces';
+  if (uri.includes('\\')) return 'must not contain backslashes';
+  // https:///cb and https:cb parse as https://cb/.
+  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#]/i.test(uri)) return 'must name a host';
+  return `must be written exactly as ${url.href}`;
+}
+
+/**
  * Contract rule 8: https:// with a host, or http://127.0.0.1, http://[::1] or http://localhost on
- * any port; no fragment, no credentials, no wildcard. Returns why a URI is refused, or null.
+ * any port; no fragment, no credentials, no wildcard; in canonical form. Returns why a URI is
+ * refused, or null.
  */
 function redirectUriProblem(uri: string): string | null {
   let url: URL;
@@ -16,11 +30,11 @@ function redirectUriProblem(uri: string): string | null {
   if (uri.includes('#')) return 'must not carry a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (uri.includes('*')) return 'must not contain a wildcard';
-  if (url.protocol === 'https:') return url.hostname ? null : 'must name a host';
-  if (url.protocol === 'http:') {
-    return loopbackHosts.has(url.hostname) ? null : 'may use http only on 127.0.0.1, [::1] or localhost';
+  if (url.protocol === 'http:' && !loopbackHosts.has(url.hostname)) {
+    return 'may use http only on 127.0.0.1, [::1] or localhost';
   }
-  return 'must use https (or http on a loopback host)';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http on a loopback host)';
+  return notCanonical(uri, url);
 }
 
 export function redirectUrisProblem(uris: string[]): string | null {

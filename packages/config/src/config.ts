@@ -25,6 +25,10 @@ export interface Config {
   statusUrl: URL | null;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** The bound on every PostgreSQL call: a connection, a statement, a transaction's wait for its start. */
+  databaseTimeoutMs: number;
+  /** The bound on every Redis command and connection attempt. */
+  redisTimeoutMs: number;
   dataDir: string;
   host: string;
   /** The listen port of a service started alone; null means the port of its public URL. */
@@ -47,6 +51,11 @@ export interface WebhookSettings {
   backoffBaseMs: number;
   /** How often the worker looks for new events and due deliveries. */
   pollMs: number;
+  /**
+   * The ports the platform's own services listen on (those of its configured URLs and PORT): a
+   * webhook may not target them on a loopback host. Set by loadConfig.
+   */
+  ownPorts?: number[];
 }
 
 export interface SecretSettings {
@@ -66,6 +75,13 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * The defaults of DATABASE_TIMEOUT_MS and REDIS_TIMEOUT_MS. A healthy call takes milliseconds, so a
+ * call this slow means the store is in trouble; a request that fails at its first call still
+ * answers in a tenth of the 30 s request timeout, and a client's retry finds a healed connection.
+ */
+export const defaultTimeouts = { databaseMs: 3_000, redisMs: 2_000 } as const;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -227,6 +243,19 @@ export function validateSigningKeys(value: string): void {
   }
 }
 
+/** The port an http(s) URL reaches: its own, or its scheme's default (null for other schemes). */
+export function urlPort(url: URL): number | null {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : null;
+}
+
+/** The ports of the platform's own URLs and its PORT setting, each once. */
+function listenerPorts(config: Config): number[] {
+  const urls = [config.baseUrl, config.playerClientUrl, config.consoleUrl, config.mockBaseUrl, config.authInternalUrl];
+  const ports = [...urls.map((url) => urlPort(url) as number), ...(config.port === null ? [] : [config.port])];
+  return [...new Set(ports)];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const environment = oneOf(env, 'DEVELOPER_PLATFORM_ENVIRONMENT', environments, 'sandbox');
   const production = environment === 'production';
@@ -241,6 +270,8 @@ export function loadConfig(env: Env = process.env): Config {
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
     databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
     dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
     host: read(env, 'HOST') ?? '127.0.0.1',
     port: port(env, 'PORT'),
@@ -248,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretSettings: secretSettings(env, production),
     webhooks: webhookSettings(env, environment),
   };
+  config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');
   if (production && config.redisUrl === null) throw new ConfigError('REDIS_URL', 'is required in production');
   if (!isAbsolute(config.dataDir)) throw new ConfigError('DATA_DIR', 'must resolve to an absolute path');

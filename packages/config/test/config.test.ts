@@ -39,6 +39,15 @@ describe('configuration', () => {
     assert.equal(loadConfig({ DEVELOPER_PLATFORM_ENABLED: 'off' }).platformEnabled, false);
   });
 
+  test("the stores' timeouts: defaults well under the 30 s request timeout, and set in milliseconds", () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.databaseTimeoutMs, 3_000);
+    assert.equal(defaults.redisTimeoutMs, 2_000);
+    const set = loadConfig({ DATABASE_TIMEOUT_MS: '500', REDIS_TIMEOUT_MS: '250' });
+    assert.equal(set.databaseTimeoutMs, 500);
+    assert.equal(set.redisTimeoutMs, 250);
+  });
+
   test('a trailing slash on BASE_URL is tolerated', () => {
     assert.equal(
       loadConfig({ BASE_URL: 'http://localhost:9000/developer/v1/' }).baseUrl.href,
@@ -62,6 +71,9 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres/],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL', /redis/],
     [{ PORT: '70000' }, 'PORT', /1 to 65535/],
+    [{ DATABASE_TIMEOUT_MS: '3s' }, 'DATABASE_TIMEOUT_MS', /integer from 50 to 20000/],
+    [{ DATABASE_TIMEOUT_MS: '30000' }, 'DATABASE_TIMEOUT_MS', /integer from 50 to 20000/],
+    [{ REDIS_TIMEOUT_MS: '0' }, 'REDIS_TIMEOUT_MS', /integer from 50 to 20000/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of/],
     [{ PAIRWISE_SECRET: 'short' }, 'PAIRWISE_SECRET', /32/],
     [{ COOKIE_KEYS: `${'k'.repeat(32)},short` }, 'COOKIE_KEYS', /32/],

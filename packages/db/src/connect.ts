@@ -2,16 +2,21 @@
 // PGlite, PostgreSQL compiled to WASM, in this process (the embedded default).
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { defaultTimeouts } from '@devplat/config';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { failingClosed, postgresFailure } from './failures.ts';
+import { failingClosed, failingClosedTransactions, postgresFailure } from './failures.ts';
 import { PrismaClient } from './generated/client.ts';
 
 /** One SQL statement with positional parameters ($1, $2, ...), for the few hot paths. */
-export type Query = <Row>(text: string, values: unknown[]) => Promise<Row[]>;
+export interface Query {
+  <Row>(text: string, values: unknown[]): Promise<Row[]>;
+  /** The bound a call answers within, or fails with DependencyUnavailableError (DATABASE_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+}
 
 export interface Database {
   prisma: PrismaClient;
@@ -33,22 +38,39 @@ export interface DatabaseOptions {
   pgliteDir?: string | null;
   /** node-postgres pool size for a real server. */
   poolSize?: number;
+  /** DATABASE_TIMEOUT_MS: the bound on a connection, a statement and a transaction's wait to start. */
+  timeoutMs?: number;
+}
+
+/**
+ * node-postgres settings that bound every call on a real server. `statement_timeout` stops a slow
+ * statement on the server; only `query_timeout` (client side) ends a call to a server that accepted
+ * the bytes and never answers, and `connectionTimeoutMillis` a connection attempt (or a wait for a
+ * free connection of the pool) that never completes.
+ */
+function bounded(timeoutMs: number) {
+  return { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, statement_timeout: timeoutMs };
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const timeoutMs = options.timeoutMs ?? defaultTimeouts.databaseMs;
   if (options.databaseUrl !== null) {
     const adapter = failingClosed(
       new PrismaPg(
-        { connectionString: options.databaseUrl, max: options.poolSize ?? 10, connectionTimeoutMillis: 3000 },
+        { connectionString: options.databaseUrl, max: options.poolSize ?? 10, ...bounded(timeoutMs) },
         // A dropped connection must fail the query it serves, not crash the process.
         { onPoolError: () => {}, onConnectionError: () => {} },
       ),
     );
-    const prisma = new PrismaClient({ adapter });
+    // A transaction waits at most the bound for its connection; it is several statements, each
+    // bounded, so the whole may take twice that before Prisma ends it.
+    const prisma = failingClosedTransactions(
+      new PrismaClient({ adapter, transactionOptions: { maxWait: timeoutMs, timeout: 2 * timeoutMs } }),
+    );
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: 3000,
+      ...bounded(timeoutMs),
       // The hot statements take arrays (a batch of tokens) and their plans do not depend on the
       // values, yet PostgreSQL priced the generic plan above a custom one and planned every call
       // anew: 0.9 ms of planning against 0.2 ms of execution (measured, see README → Benchmarks).
@@ -64,7 +86,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       names.set(text, name);
       return name;
     };
-    const query: Query = async <Row>(text: string, values: unknown[]) => {
+    const query = async <Row>(text: string, values: unknown[]) => {
       try {
         return (await pool.query({ name: nameOf(text), text, values })).rows as Row[];
       } catch (error) {
@@ -73,7 +95,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     return {
       prisma,
-      query,
+      query: Object.assign(query, { timeoutMs }),
       adapter,
       kind: 'postgresql',
       close: async () => {
@@ -86,10 +108,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   await pglite.waitReady;
   const adapter = new PrismaPGlite(pglite);
   // PGlite runs one transaction at a time: let queued transactions wait rather than fail.
-  const prisma = new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000, timeout: 10_000 } });
+  const prisma = failingClosedTransactions(
+    new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000, timeout: 10_000 } }),
+  );
   return {
     prisma,
-    query: async <Row>(text: string, values: unknown[]) => (await pglite.query<Row>(text, values)).rows,
+    query: Object.assign(async <Row>(text: string, values: unknown[]) => (await pglite.query<Row>(text, values)).rows, {
+      timeoutMs,
+    }),
     adapter,
     kind: 'pglite',
     close: async () => {

@@ -5,6 +5,7 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import { isDriverAdapterError, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
+import { Prisma, type PrismaClient } from './generated/client.ts';
 
 // Prisma's driver-adapter error kinds that say the database, not the statement, failed.
 const unavailableKinds = new Set([
@@ -39,6 +40,26 @@ export function postgresFailure(error: unknown): unknown {
   }
   // Anything else comes from below the SQL layer: a socket, the pool's connection timeout.
   return new DependencyUnavailableError('PostgreSQL', { cause: error });
+}
+
+/**
+ * The client with its transactions failing closed too: Prisma's own "Transaction API error" (P2028),
+ * a transaction that could not start within `maxWait` or outlived its `timeout`, is the database's
+ * failure to keep up, not the statement's. Every other error of a transaction passes unchanged.
+ */
+export function failingClosedTransactions(prisma: PrismaClient): PrismaClient {
+  const transaction = prisma.$transaction.bind(prisma) as (...args: unknown[]) => Promise<unknown>;
+  Object.defineProperty(prisma, '$transaction', {
+    value: (...args: unknown[]) =>
+      transaction(...args).catch((error: unknown) => Promise.reject(transactionFailure(error))),
+  });
+  return prisma;
+}
+
+function transactionFailure(error: unknown): unknown {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2028'
+    ? new DependencyUnavailableError('PostgreSQL', { cause: error })
+    : error;
 }
 
 /**

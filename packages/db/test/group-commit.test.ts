@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { DependencyUnavailableError } from '@devplat/errors';
 import { groupCommit } from '../src/group-commit.ts';
 
 /** A store whose reads the test finishes by hand, recording what each read asked for. */
@@ -66,7 +67,7 @@ describe('groupCommit', () => {
 
   test('at most maxBatch keys go in one read', async () => {
     const { reads, read } = manualStore();
-    const get = groupCommit(read, 2);
+    const get = groupCommit(read, { maxBatch: 2 });
     const answers = Promise.all(['a', 'b', 'c'].map(get));
     await turn();
     reads[0]?.finish();
@@ -77,5 +78,45 @@ describe('groupCommit', () => {
       reads.map((r) => r.keys),
       [['a', 'b'], ['c']],
     );
+  });
+
+  test('a read that outlives the timeout fails its calls, and the calls behind it go out at once', async () => {
+    const { reads, read } = manualStore();
+    const get = groupCommit(read, { timeoutMs: 300, dependency: 'PostgreSQL' });
+    const hung = get('a');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const behind = get('b'); // waits for the hung read, with half its time left when that one fails
+    await assert.rejects(hung, (error: unknown) => {
+      assert.ok(error instanceof DependencyUnavailableError);
+      assert.equal(error.dependency, 'PostgreSQL');
+      return true;
+    });
+    await turns();
+    assert.deepEqual(
+      reads.map((r) => r.keys),
+      [['a'], ['b']],
+      'the next call got a round trip of its own while the first never returned',
+    );
+    reads[1]?.finish();
+    assert.equal(await behind, 'value of b');
+    reads[0]?.finish(); // the hung read's late answer reaches no one
+  });
+
+  test('a call waits at most the timeout from its own arrival, even behind a hung read', async () => {
+    const { reads, read } = manualStore();
+    const get = groupCommit(read, { timeoutMs: 300 });
+    const first = assert.rejects(get('a'), DependencyUnavailableError);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const arrived = performance.now();
+    await assert.rejects(get('b'), DependencyUnavailableError); // its own read never returns either
+    const waited = performance.now() - arrived;
+    await first;
+    assert.equal(reads.length, 2);
+    assert.ok(waited < 300 + 100, `waited ${Math.round(waited)} ms`);
+  });
+
+  test('a read that returns in time answers as before, and its timer does not hold the process', async () => {
+    const get = groupCommit(async (keys: string[]) => keys.map((key) => `value of ${key}`), { timeoutMs: 60_000 });
+    assert.deepEqual(await Promise.all([get('a'), get('b')]), ['value of a', 'value of b']);
   });
 });

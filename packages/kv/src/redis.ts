@@ -2,17 +2,33 @@ import { DependencyUnavailableError } from '@devplat/errors';
 import { Redis } from 'ioredis';
 import type { KeyValueStore } from './store.ts';
 
+export interface RedisStoreOptions {
+  /** Prepended to every key. */
+  prefix?: string;
+  /** REDIS_TIMEOUT_MS (packages/config): the bound on a command and on a connection attempt. */
+  timeoutMs: number;
+}
+
 /**
  * Redis through ioredis, failing fast: no offline queue and one retry, so a request never waits
- * on a dead Redis and never succeeds without its write.
+ * on a dead Redis and never succeeds without its write. Every command ends within the bound, and a
+ * connection that stops answering heals by itself: with commands outstanding and nothing received
+ * for that long it is destroyed and a new one made (`socketTimeout`), so replies lost on the old
+ * one cannot keep every later command waiting behind them.
  */
-export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
+export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: RedisStoreOptions): KeyValueStore {
   const redis = new Redis(url, {
     keyPrefix: prefix,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
-    connectTimeout: 2_000,
-    commandTimeout: 2_000,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    // A command that timed out may have run or not: it has failed its caller (who may retry), so
+    // it is never sent again on the new connection.
+    autoResendUnfulfilledCommands: false,
+    // Reconnect soon after Redis answers again, however long it was away.
+    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
     lazyConnect: false,
   });
   redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
@@ -42,7 +58,7 @@ export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
         if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
       }),
     members: (key) => guard(() => redis.smembers(key)),
-    ready: async (timeoutMs = 2_000) => {
+    ready: async (waitMs = timeoutMs) => {
       if (redis.status === 'ready') return;
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -50,7 +66,7 @@ export function redisStore(url: string, prefix = 'devplat:'): KeyValueStore {
           redis.off('ready', done);
           resolve();
         };
-        const timer = setTimeout(done, timeoutMs);
+        const timer = setTimeout(done, waitMs);
         redis.once('ready', done);
       });
     },

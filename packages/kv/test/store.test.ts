@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DependencyUnavailableError } from '@devplat/errors';
+import { startFaultProxy } from '@devplat/test/fault-proxy';
 import { type KeyValueStore, memoryStore, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 const stores: [string, () => KeyValueStore][] = [['memory', memoryStore]];
-if (redisUrl) stores.push(['redis', () => redisStore(redisUrl, `test:${randomUUID()}:`)]);
+if (redisUrl) stores.push(['redis', () => redisStore(redisUrl, { prefix: `test:${randomUUID()}:`, timeoutMs: 2_000 })]);
 
 for (const [name, open] of stores) {
   describe(`${name} store`, () => {
@@ -53,7 +54,7 @@ for (const [name, open] of stores) {
 
 describe('an unreachable Redis', () => {
   test('fails every operation fast with DependencyUnavailableError', async () => {
-    const store = redisStore('redis://127.0.0.1:1');
+    const store = redisStore('redis://127.0.0.1:1', { timeoutMs: 2_000 });
     try {
       const started = Date.now();
       await assert.rejects(store.getMany(['a']), DependencyUnavailableError);
@@ -61,6 +62,88 @@ describe('an unreachable Redis', () => {
       assert.ok(Date.now() - started < 3_000);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('a Redis that stops answering', { skip: redisUrl ? false : 'needs a real Redis (REDIS_URL)' }, () => {
+  const bound = 300;
+
+  /** Runs `work` and returns how long it took, asserting it failed as a dependency failure. */
+  async function failsWithin(work: () => Promise<unknown>): Promise<number> {
+    const started = performance.now();
+    await assert.rejects(work, DependencyUnavailableError);
+    const took = performance.now() - started;
+    assert.ok(took < bound + 200, `took ${Math.round(took)} ms, bound ${bound} ms`);
+    return took;
+  }
+
+  /** Resolves once a write and its read succeed again; how long after the call that took. */
+  async function healsWithin(store: KeyValueStore, limitMs: number): Promise<void> {
+    const started = performance.now();
+    for (;;) {
+      const value = randomUUID();
+      try {
+        await store.put('healed', value, 60);
+        assert.deepEqual(await store.getMany(['healed']), [value]);
+        return;
+      } catch (error) {
+        assert.ok(error instanceof DependencyUnavailableError, String(error));
+        assert.ok(performance.now() - started < limitMs, `not healed within ${limitMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  for (const fault of ['stall', 'refuse'] as const) {
+    test(`${fault}: every command fails within the bound, and the store heals by itself`, async () => {
+      const proxy = await startFaultProxy({ port: Number(new URL(redisUrl as string).port || 6379) });
+      const store = redisStore(proxy.proxied(redisUrl as string), {
+        prefix: `test:${randomUUID()}:`,
+        timeoutMs: bound,
+      });
+      try {
+        await store.ready();
+        await store.put('before', 'kept', 60);
+        await proxy[fault]();
+        // Commands go out while nothing comes back: on a stall their replies are lost for good.
+        for (let i = 0; i < 4; i += 1) {
+          await Promise.all([
+            failsWithin(() => store.getMany(['before'])),
+            failsWithin(() => store.putIfAbsent(`during-${i}`, 'x', 60)),
+            failsWithin(() => store.addToSet('set', 'x', 60)),
+          ]);
+        }
+        await proxy.restore();
+        await healsWithin(store, 2 * bound + 1_500);
+        assert.deepEqual(await store.getMany(['before']), ['kept']);
+        // Nothing out of step: each command gets its own reply.
+        const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+        await Promise.all(keys.map((key) => store.put(key, key, 60)));
+        assert.deepEqual(await store.getMany(keys), keys);
+      } finally {
+        await store.close();
+        await proxy.close();
+      }
+    });
+  }
+
+  test('a timed-out write is never sent again once the connection is replaced', async () => {
+    const proxy = await startFaultProxy({ port: Number(new URL(redisUrl as string).port || 6379) });
+    const prefix = `test:${randomUUID()}:`;
+    const store = redisStore(proxy.proxied(redisUrl as string), { prefix, timeoutMs: bound });
+    const direct = redisStore(redisUrl as string, { prefix, timeoutMs: 2_000 });
+    try {
+      await store.ready();
+      await proxy.stall();
+      await failsWithin(() => store.putIfAbsent('marker', 'late', 60));
+      await proxy.restore();
+      await healsWithin(store, 2 * bound + 1_500);
+      assert.deepEqual(await direct.getMany(['marker']), [null], 'the failed write did not happen later');
+    } finally {
+      await store.close();
+      await direct.close();
+      await proxy.close();
     }
   });
 });

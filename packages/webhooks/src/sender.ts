@@ -6,9 +6,10 @@ import { Resolver } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { urlPort } from '@devplat/config';
 import { addressProblem, isLocalhostName } from './addresses.ts';
 import { signedHeaders } from './message.ts';
-import { webhookUrlProblem } from './url-rules.ts';
+import { type WebhookUrlSettings, webhookUrlProblem } from './url-rules.ts';
 
 export interface WebhookMessage {
   url: string;
@@ -18,8 +19,7 @@ export interface WebhookMessage {
   signingSecret: string;
 }
 
-export interface SendSettings {
-  allowLoopbackHttp: boolean;
+export interface SendSettings extends WebhookUrlSettings {
   timeoutMs: number;
   /** How host names are resolved (tests stand in a resolver of their own). */
   resolveHost?: HostResolver;
@@ -136,13 +136,15 @@ export function sendWebhook(
   if (signal?.aborted) return Promise.resolve({ result: 'abandoned' });
   const target = new URL(message.url);
   const transport = target.protocol === 'https:' ? https : http;
+  // A name that resolves to a loopback address reaches the platform itself on one of its ports.
+  const allowLoopback = settings.allowLoopbackHttp && !settings.ownPorts?.includes(urlPort(target) as number);
 
   let request: http.ClientRequest;
   try {
     request = transport.request(target, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(message.body)) },
-      lookup: guardedLookup(settings.allowLoopbackHttp, settings.resolveHost ?? defaultResolver),
+      lookup: guardedLookup(allowLoopback, settings.resolveHost ?? defaultResolver),
       agent: false,
     });
   } catch (error) {

@@ -2,9 +2,16 @@
 // every attempt (settings may have changed since); host names are checked once resolved, by the
 // sender's lookup.
 import { isIP } from 'node:net';
+import { urlPort } from '@devplat/config';
 import { addressKind, addressProblem, isLocalhostName } from './addresses.ts';
 
 const maxUrlLength = 2000;
+
+export interface WebhookUrlSettings {
+  allowLoopbackHttp: boolean;
+  /** The ports the platform itself listens on: never a target on a loopback host. */
+  ownPorts?: readonly number[];
+}
 
 /** The host without the brackets the URL syntax puts around an IPv6 literal. */
 function bareHost(hostname: string): string {
@@ -15,13 +22,24 @@ function isLoopbackHost(host: string): boolean {
   return isLocalhostName(host) || (isIP(host) !== 0 && addressKind(host) === 'loopback');
 }
 
+/** Why `url` is not written exactly as its parsed form (`new URL(url).href`), or null. */
+function notCanonical(url: string, parsed: URL): string | null {
+  if (parsed.href === url) return null;
+  if (/\s/.test(url)) return 'must not contain spaces';
+  if (url.includes('\\')) return 'must not contain backslashes';
+  // https:///hooks and https:hooks parse as https://hooks/.
+  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#]/i.test(url)) return 'must name a host';
+  return `must be written exactly as ${parsed.href}`;
+}
+
 /**
  * Why a URL cannot be an app's webhook endpoint, or null: https with a host; plain http only to a
- * loopback host (127.0.0.0/8, [::1], localhost) and only when allowLoopbackHttp; no credentials,
- * no fragment; an IP-literal host in a private, loopback (unless allowed), link-local, CGNAT,
- * multicast, unspecified or reserved range is refused (IPv4 and IPv6, incl. IPv4-mapped).
+ * loopback host (127.0.0.0/8, [::1], localhost) and only when allowLoopbackHttp, and then not on a
+ * port of the platform's own listeners (ownPorts); no credentials, no fragment; an IP-literal host
+ * in a private, loopback (unless allowed), link-local, CGNAT, multicast, unspecified or reserved
+ * range is refused (IPv4 and IPv6, incl. IPv4-mapped); only in canonical form.
  */
-export function webhookUrlProblem(url: string, settings: { allowLoopbackHttp: boolean }): string | null {
+export function webhookUrlProblem(url: string, settings: WebhookUrlSettings): string | null {
   if (url.length > maxUrlLength) return `must be at most ${maxUrlLength} characters long`;
   let parsed: URL;
   try {
@@ -45,5 +63,9 @@ export function webhookUrlProblem(url: string, settings: { allowLoopbackHttp: bo
     const problem = addressProblem(host, { allowLoopback: settings.allowLoopbackHttp });
     if (problem) return `must not point at ${problem}`;
   }
-  return null;
+  const port = urlPort(parsed) as number;
+  if (isLoopbackHost(host) && settings.ownPorts?.includes(port)) {
+    return `must not point at the platform's own port ${port}`;
+  }
+  return notCanonical(url, parsed);
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { addressKind, webhookUrlProblem } from '../src/index.ts';
+import { startWebhookReceiver } from '@devplat/test/webhook-receiver';
+import { addressKind, sendWebhook, webhookBody, webhookUrlProblem } from '../src/index.ts';
 
 const strict = { allowLoopbackHttp: false };
 const local = { allowLoopbackHttp: true };
@@ -12,7 +14,7 @@ describe('webhook URL rules', () => {
       'https://hooks.example.com:8443/a/b?c=d',
       'https://8.8.8.8/hooks',
       'https://[2606:4700::1111]/hooks',
-      'https://[::ffff:8.8.8.8]/hooks',
+      'https://[::ffff:808:808]/hooks', // ::ffff:8.8.8.8, as URL writes it
     ]) {
       assert.equal(webhookUrlProblem(url, strict), null, url);
     }
@@ -86,6 +88,77 @@ describe('webhook URL rules', () => {
     // The setting opens loopback, nothing else.
     assert.match(webhookUrlProblem('https://10.0.0.1/hooks', local) ?? '', /private/);
     assert.match(webhookUrlProblem('https://[::ffff:10.0.0.1]/hooks', local) ?? '', /private/);
+  });
+});
+
+describe('the canonical form', () => {
+  test('a URL is accepted only as new URL() writes it', () => {
+    const refused: [string, string][] = [
+      [' https://hooks.example.com/consent', 'must not contain spaces'],
+      ['https://hooks.example.com/consent ', 'must not contain spaces'],
+      ['https://hooks.example.com/con sent', 'must not contain spaces'],
+      ['https:\\\\hooks.example.com\\consent', 'must not contain backslashes'],
+      ['https://hooks.example.com\\consent', 'must not contain backslashes'],
+      ['https:///consent', 'must name a host'],
+      ['https:hooks.example.com/consent', 'must name a host'],
+      ['https://Hooks.Example.com/consent', 'must be written exactly as https://hooks.example.com/consent'],
+      ['https://hooks.example.com:443/consent', 'must be written exactly as https://hooks.example.com/consent'],
+      ['https://hooks.example.com', 'must be written exactly as https://hooks.example.com/'],
+      ['http://localhost:9000/a/../hooks', 'must be written exactly as http://localhost:9000/hooks'],
+      ['https://[::ffff:8.8.8.8]/hooks', 'must be written exactly as https://[::ffff:808:808]/hooks'],
+    ];
+    for (const [url, reason] of refused) assert.equal(webhookUrlProblem(url, local), reason, url);
+    // A more serious refusal is named first.
+    assert.match(webhookUrlProblem('https://0x7f.1/hooks', strict) ?? '', /loopback/);
+  });
+});
+
+describe("the platform's own ports", () => {
+  const ownPorts = [8080, 8081, 443];
+  const sandbox = { allowLoopbackHttp: true, ownPorts };
+
+  test('a loopback webhook on one of them is refused', () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hooks',
+      'http://127.3.2.1:8081/hooks',
+      'http://localhost:8080/hooks',
+      'http://[::1]:8081/hooks',
+      'http://[::ffff:127.0.0.1]:8080/hooks',
+      'https://127.0.0.1/hooks',
+    ]) {
+      assert.match(webhookUrlProblem(url, sandbox) ?? '', /^must not point at the platform's own port \d+$/, url);
+    }
+    // Other ports, and other hosts on those ports, stay open.
+    assert.equal(webhookUrlProblem('http://127.0.0.1:9000/hooks', sandbox), null);
+    assert.equal(webhookUrlProblem('http://127.0.0.1/hooks', sandbox), null);
+    assert.equal(webhookUrlProblem('https://hooks.example.com:8080/hooks', sandbox), null);
+  });
+
+  test('the sender refuses them at delivery time, by URL and by resolved address', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const eventId = randomUUID();
+      const body = webhookBody({ id: eventId, type: 'consent.granted', createdAt: new Date(), payload: {} });
+      const message = (url: string) => ({ url, eventId, body, signingSecret: `whsec_${'A'.repeat(32)}` });
+      const settings = { allowLoopbackHttp: true, timeoutMs: 1000, ownPorts: [receiver.port] };
+      assert.deepEqual(await sendWebhook(message(receiver.url), settings), {
+        result: 'failed',
+        statusCode: null,
+        error: `the URL must not point at the platform's own port ${receiver.port}`,
+      });
+      const resolveHost = async () => [{ address: '127.0.0.1', family: 4 }];
+      const named = `https://hooks.example.test:${receiver.port}/hooks`;
+      assert.deepEqual(await sendWebhook(message(named), { ...settings, resolveHost }), {
+        result: 'failed',
+        statusCode: null,
+        error: 'refused: hooks.example.test resolves to a loopback address',
+      });
+      assert.equal(receiver.received.length, 0);
+      // Not one of the platform's ports: delivered.
+      assert.equal((await sendWebhook(message(receiver.url), { ...settings, ownPorts: [] })).result, 'delivered');
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -6,7 +6,9 @@
 //
 // Concurrent calls share statements (groupCommit): the statement takes arrays and answers one
 // row per token, and calls with the same token (the verifier hands out one object per token)
-// share its row. A revocation committed before a call is still seen by that call.
+// share its row. A revocation committed before a call is still seen by that call. A statement
+// PostgreSQL does not answer within the query's bound (DATABASE_TIMEOUT_MS) fails its calls as a
+// dependency failure and holds back none of the calls after it.
 import { groupCommit, isUuid, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type AccessToken, invalidToken } from './bearer.ts';
@@ -46,6 +48,8 @@ const livenessAndProfileStatement = `
 /** Tokens checked by one statement. */
 const maxBatch = 100;
 
+const livenessRoundTrips = (query: Query) => ({ maxBatch, timeoutMs: query.timeoutMs, dependency: 'PostgreSQL' });
+
 export type LivenessAndProfileCheck = (token: AccessToken) => Promise<TokenProfile>;
 
 export function livenessAndProfileCheck(query: Query): LivenessAndProfileCheck {
@@ -58,7 +62,7 @@ export function livenessAndProfileCheck(query: Query): LivenessAndProfileCheck {
     ]);
     const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
     return tokens.map((_, index) => byIndex.get(index + 1));
-  }, maxBatch);
+  }, livenessRoundTrips(query));
 
   return async (token) => {
     // Ids the statement casts are checked here: one malformed value must not fail a shared statement.

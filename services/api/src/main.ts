@@ -11,7 +11,7 @@ import { createStatusSource } from './status-source.ts';
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'api');
 const database = config.databaseUrl
-  ? await openDatabase({ databaseUrl: config.databaseUrl })
+  ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
   : await prepareEmbeddedDatabase(config.dataDir);
 const app = buildApiApp({
   config,

@@ -13,8 +13,8 @@ if (!config.databaseUrl || !config.redisUrl) {
   process.exit(78);
 }
 const logger = createLogger(config.logLevel, 'auth');
-const database = await openDatabase({ databaseUrl: config.databaseUrl });
-const store = redisStore(config.redisUrl);
+const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
+const store = redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
 await store.ready();
 const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
 const server = await listen(service.api.callback(), config.host, config.port ?? 8090);

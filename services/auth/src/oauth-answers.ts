@@ -1,6 +1,8 @@
 // The provider's token and revocation answers, held to the contract: OAuthError bodies with
 // exactly error and error_description, only the contract's error values, 401 for invalid_client
-// and 400 otherwise. A provider failure becomes a Problem (503 when a store is down).
+// and 400 otherwise. A request without any client authentication is invalid_client (RFC 6749
+// §5.2), with the Basic challenge a 401 needs. A provider failure becomes a Problem (503 when a
+// store is down).
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
@@ -22,6 +24,10 @@ const translated: Record<string, [string, string]> = {
   invalid_dpop_proof: ['invalid_request', 'DPoP is not supported'],
 };
 
+// How the provider answers a request with neither Authorization nor client_id (its own words: it
+// calls that invalid_request, where RFC 6749 §5.2 has invalid_client).
+const noClientAuthentication = 'no client authentication mechanism provided';
+
 export function contractOAuthAnswers(provider: Provider): Middleware {
   // The provider answers server_error for anything thrown inside it and reports the cause only in
   // this event, emitted within the request.
@@ -41,6 +47,12 @@ export function contractOAuthAnswers(provider: Provider): Middleware {
         throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
       }
       throw cause instanceof Error ? cause : new Error('provider server_error');
+    }
+    if (body.error === 'invalid_request' && body.error_description === noClientAuthentication) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', `Basic realm="${provider.issuer}"`);
+      ctx.body = { error: 'invalid_client', error_description: 'client authentication is required' };
+      return;
     }
     const [error, fallback] = contractErrors.has(body.error)
       ? [body.error, 'the request was refused']

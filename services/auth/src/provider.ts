@@ -50,7 +50,7 @@ export function createProvider({ config, secrets, prisma, store }: ProviderDepen
     scopes: [],
     responseTypes: ['code'],
     pkce: { required: () => true },
-    rotateRefreshToken: rotateFamily,
+    rotateRefreshToken: (ctx) => rotateFamily(prisma, ctx),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,

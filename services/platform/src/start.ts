@@ -44,10 +44,10 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   const database =
     options.database ??
     (config.databaseUrl
-      ? await openDatabase({ databaseUrl: config.databaseUrl })
+      ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
       : await prepareEmbeddedDatabase(config.dataDir));
   // Without REDIS_URL the store lives in this process: correct only because it is the only one.
-  const store = config.redisUrl ? redisStore(config.redisUrl) : memoryStore();
+  const store = config.redisUrl ? redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs }) : memoryStore();
   await store.ready();
   const servers: RunningServer[] = [];
   const worker =

@@ -13,7 +13,7 @@ if (config.databaseUrl === null) {
   process.exit(78); // EX_CONFIG
 }
 const logger = createLogger(config.logLevel, 'worker');
-const database = await openDatabase({ databaseUrl: config.databaseUrl });
+const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
 const worker = startWebhookWorker({ config, prisma: database.prisma, logger });
 process.stdout.write('Webhook worker is running\n');
 

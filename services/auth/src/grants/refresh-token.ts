@@ -14,21 +14,30 @@
 //    expires; one left unused for 30 days ends by expiry, and its consent stays as the player
 //    granted it.
 // Rules 2 and 3 run in the provider's rotateRefreshToken hook: the one step between the checks of
-// the presented token and the copy of its scope into the new one.
+// the presented token and the copy of its scope into the new one. Rule 1 is checked there too, for a
+// refresh, before the presented token is used up: a PostgreSQL that fails the check then answers 503
+// and leaves the token usable for the client's retry. The claims reuse that answer.
 import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+
+// The active consent a refresh found before rotating, for the claims of its new access token.
+const checkedConsents = new WeakMap<KoaContextWithOIDC, string>();
 
 /** The id of the active consent behind a grant; invalid_grant when it has ended. */
 export async function activeConsentId(prisma: PrismaClient, grantId: string): Promise<string> {
+  const ctx = Provider.ctx;
+  const checked = ctx && checkedConsents.get(ctx);
+  if (checked) return checked;
   const consent = await prisma.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
   if (!consent) throw new errors.InvalidGrant('the consent behind this grant has ended');
   return consent.id;
 }
 
-/** Rules 2 and 3, as the presented refresh token is about to be rotated; always rotates. */
-export async function rotateFamily(ctx: KoaContextWithOIDC): Promise<true> {
+/** Rules 1 to 3, as the presented refresh token is about to be rotated; always rotates. */
+export async function rotateFamily(prisma: PrismaClient, ctx: KoaContextWithOIDC): Promise<true> {
   const { RefreshToken: presented, Grant: grant } = ctx.oidc.entities;
+  if (presented?.grantId) checkedConsents.set(ctx, await activeConsentId(prisma, presented.grantId));
   // The provider has checked that the asked scopes are a subset of the presented token's.
   if (presented && ctx.oidc.params?.scope) presented.scope = [...ctx.oidc.requestParamScopes].join(' ');
   if (grant) {

@@ -106,10 +106,10 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
         if (validation.outcome === 'redirect') return ctx.redirect(validation.location);
         const signedIn = await signedInPlayer(ctx);
         if (!signedIn) return ctx.redirect(signInFor(ctx.originalUrl));
-        const { session, player } = signedIn;
+        const { token, session, player } = signedIn;
         const { request, app } = validation;
         try {
-          await requests.save(request);
+          await requests.save(request, token);
         } catch (error) {
           if (!isDependencyFailure(error)) throw error;
           return ctx.redirect(
@@ -136,7 +136,16 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
             'This consent screen is not valid any more. Start again from the app.',
           );
         }
-        const request = await requests.take(form.request ?? '');
+        const request = await requests.take(form.request ?? '', current.token);
+        if (request === 'foreign') {
+          // Another session's screen (its id sent with this session's CSRF token): left unanswered
+          // for the player it was shown to.
+          return sendPage(
+            ctx,
+            403,
+            formRefusedPage('This consent screen was not shown to you. Start again from the app.'),
+          );
+        }
         if (!request) {
           throw new ProblemError('MALFORMED_REQUEST', 'This consent screen has expired. Start again from the app.');
         }

@@ -2,7 +2,7 @@
 // table, kept in the store while the screen is shown, and decided by the player. On Allow the
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { findUsableApp, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import { consentTextVersion, idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
@@ -102,19 +102,33 @@ export async function validateRequest(
   return { outcome: 'consent', request, app };
 }
 
+/** What a saved request keeps of the session it was shown to: a digest, never the token. */
+const sessionBinding = (sessionToken: string) => createHash('sha256').update(sessionToken).digest('base64url');
+
+type SavedRequest = AuthorizationRequest & { session: string };
+
 export function authorizationRequests(store: KeyValueStore) {
   return {
-    // Kept past the screen's expiry so a late answer can still be sent back as access_denied.
-    save: (request: AuthorizationRequest) =>
-      store.put(requestKey(request.id), JSON.stringify(request), screenSeconds * 6),
-    /** Each screen is answered once: of concurrent answers (a double click) only one gets it. */
-    async take(id: string): Promise<AuthorizationRequest | null> {
+    /** Saves the request shown to the session of `sessionToken`: only that session may answer it. */
+    save: (request: AuthorizationRequest, sessionToken: string) => {
+      const saved: SavedRequest = { ...request, session: sessionBinding(sessionToken) };
+      // Kept past the screen's expiry so a late answer can still be sent back as access_denied.
+      return store.put(requestKey(request.id), JSON.stringify(saved), screenSeconds * 6);
+    },
+    /**
+     * The request for its session's answer. Each screen is answered once: of concurrent answers
+     * (a double click) only one gets it. Another session's answer is refused and leaves the
+     * request for the session that was shown it.
+     */
+    async take(id: string, sessionToken: string): Promise<AuthorizationRequest | 'foreign' | null> {
       if (!/^[\w-]{32}$/.test(id)) return null;
-      if (!(await store.putIfAbsent(`${requestKey(id)}:answered`, '1', screenSeconds * 6))) return null;
       const [value] = await store.getMany([requestKey(id)]);
       if (!value) return null;
+      const { session, ...request } = JSON.parse(value) as SavedRequest;
+      if (session !== sessionBinding(sessionToken)) return 'foreign';
+      if (!(await store.putIfAbsent(`${requestKey(id)}:answered`, '1', screenSeconds * 6))) return null;
       await store.delete([requestKey(id)]);
-      return JSON.parse(value) as AuthorizationRequest;
+      return request;
     },
   };
 }

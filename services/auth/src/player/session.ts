@@ -1,6 +1,7 @@
 // Player sessions and the sign-in form's CSRF token, on the shared session store. The session
 // cookie is SameSite=Lax: the app's top-level redirect to the consent screen must carry it. The
-// sign-in form's double-submit cookie is SameSite=Strict and kept to /signin.
+// sign-in form's double-submit cookie is SameSite=Strict, on path / so that over https it too gets
+// the __Host- prefix (a cookie no sibling or plain-http origin can plant).
 import { type CookieSessions, cookie, cookieSessions, doubleSubmitCsrf, sessionStore } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 
@@ -14,4 +15,4 @@ export function playerSessions(store: KeyValueStore, secure: boolean): PlayerSes
 }
 
 export const signInCsrf = (secure: boolean) =>
-  doubleSubmitCsrf(cookie({ name: 'player_csrf', sameSite: 'strict', secure, path: '/signin' }));
+  doubleSubmitCsrf(cookie({ name: 'player_csrf', sameSite: 'strict', secure }));
