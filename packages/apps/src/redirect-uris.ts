@@ -1,19 +1,6 @@
-import { limits } from '@devplat/contract';
+import { limits, notCanonical } from '@devplat/contract';
 
 const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-/**
- * Why `uri` is not written exactly as its parsed form (`new URL(uri).href`), or null. Matching is
- * exact, so a URI is registered only in the form a client's redirect_uri will be compared with.
- */
-function notCanonical(uri: string, url: URL): string | null {
-  if (url.href === uri) return null;
-  if (/\s/.test(uri)) return 'must not contain spaces';
-  if (uri.includes('\\')) return 'must not contain backslashes';
-  // https:///cb and https:cb parse as https://cb/.
-  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#]/i.test(uri)) return 'must name a host';
-  return `must be written exactly as ${url.href}`;
-}
 
 /**
  * Contract rule 8: https:// with a host, or http://127.0.0.1, http://[::1] or http://localhost on

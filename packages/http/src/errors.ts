@@ -4,10 +4,6 @@ import { ProblemError } from './problem.ts';
 
 export { DependencyUnavailableError };
 
-/** True for failures of a backing store (PostgreSQL, Redis): the answer is 503, not 500. */
-export const isDependencyFailure = (error: unknown): error is DependencyUnavailableError =>
-  error instanceof DependencyUnavailableError;
-
 /**
  * The Problem an error answers as, failing closed. ProblemErrors stand as they are; Koa's own HTTP
  * errors keep their status with a generic detail; backing-store failures answer 503; anything else
@@ -22,7 +18,7 @@ export function toProblem(error: unknown, logger: Logger, requestId: string): Pr
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ProblemError('MALFORMED_REQUEST', 'The request could not be understood.');
   }
-  if (isDependencyFailure(error)) {
+  if (error instanceof DependencyUnavailableError) {
     logger.error({ request_id: requestId, err: describe(error) }, 'backing store unavailable');
     return new ProblemError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Try again shortly.');
   }

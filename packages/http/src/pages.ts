@@ -2,9 +2,10 @@
 // on every answer and in its one log line, the page security headers, a refusal shown with its
 // detail, a failure shown with the logged request id as its reference (nothing internal reaches
 // the browser), 404 as a page and a wrong method on a known path as a 405 page with Allow.
+
+import { DependencyUnavailableError } from '@devplat/errors';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
-import { isDependencyFailure } from './errors.ts';
 import { newRequestId } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
@@ -51,7 +52,7 @@ function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
     { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
     'page error',
   );
-  const unavailable = isDependencyFailure(error);
+  const unavailable = error instanceof DependencyUnavailableError;
   return {
     status: unavailable ? 503 : 500,
     title: 'Something went wrong',

@@ -3,6 +3,7 @@
 // sender's lookup.
 import { isIP } from 'node:net';
 import { urlPort } from '@devplat/config';
+import { notCanonical } from '@devplat/contract';
 import { addressKind, addressProblem, isLocalhostName } from './addresses.ts';
 
 const maxUrlLength = 2000;
@@ -20,16 +21,6 @@ function bareHost(hostname: string): string {
 
 function isLoopbackHost(host: string): boolean {
   return isLocalhostName(host) || (isIP(host) !== 0 && addressKind(host) === 'loopback');
-}
-
-/** Why `url` is not written exactly as its parsed form (`new URL(url).href`), or null. */
-function notCanonical(url: string, parsed: URL): string | null {
-  if (parsed.href === url) return null;
-  if (/\s/.test(url)) return 'must not contain spaces';
-  if (url.includes('\\')) return 'must not contain backslashes';
-  // https:///hooks and https:hooks parse as https://hooks/.
-  if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#]/i.test(url)) return 'must name a host';
-  return `must be written exactly as ${parsed.href}`;
 }
 
 /**

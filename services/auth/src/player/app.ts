@@ -6,15 +6,8 @@
 import type { Config } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import {
-  isDependencyFailure,
-  type Logger,
-  ProblemError,
-  pageApp,
-  readForm,
-  sendPage,
-  sessionFormValid,
-} from '@devplat/http';
+import { DependencyUnavailableError } from '@devplat/errors';
+import { type Logger, ProblemError, pageApp, readForm, sendPage, sessionFormValid } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import { decoyHash, verifyPassword } from '@devplat/passwords';
 import type Koa from 'koa';
@@ -111,7 +104,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
         try {
           await requests.save(request, token);
         } catch (error) {
-          if (!isDependencyFailure(error)) throw error;
+          if (!(error instanceof DependencyUnavailableError)) throw error;
           return ctx.redirect(
             answerUrl(request.redirectUri, issuer, { error: 'temporarily_unavailable', state: request.state }),
           );
@@ -174,7 +167,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
             current.session.playerId,
           );
         } catch (error) {
-          if (!isDependencyFailure(error)) throw error;
+          if (!(error instanceof DependencyUnavailableError)) throw error;
           return deny('temporarily_unavailable');
         }
         ctx.redirect(answerUrl(request.redirectUri, issuer, { code, state: request.state }));
@@ -219,7 +212,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
         await sessions.store.notify(signedIn.token, notice);
       } catch (error) {
         // The withdrawal stands whatever happens to the store now; only its confirmation is lost.
-        if (!isDependencyFailure(error)) throw error;
+        if (!(error instanceof DependencyUnavailableError)) throw error;
         logger.error({ err: { name: (error as Error).name, message: (error as Error).message } }, 'notice not saved');
       }
       ctx.status = 303;
