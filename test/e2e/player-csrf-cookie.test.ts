@@ -13,12 +13,12 @@ let platform: TestPlatform;
 let port: number;
 before(async () => {
   port = await freePort();
-  platform = await startTestPlatform({ PLAYER_CLIENT_URL: `https://127.0.0.1:${port}` });
+  platform = await startTestPlatform({ PLAYER_CLIENT_URL: `https://127.0.0.2:${port}` });
 });
 after(() => platform.close());
 
 const viaProxy = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
-  fetch(`http://127.0.0.1:${port}${path}`, {
+  fetch(`http://127.0.0.2:${port}${path}`, {
     ...init,
     redirect: 'manual',
     headers: { 'x-forwarded-proto': 'https', ...init.headers },

@@ -40,13 +40,13 @@ export async function startTestPlatform(
   const dataDir = mkdtempSync(join(tmpdir(), 'devplat-platform-'));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const playerClient = `http://127.0.0.1:${await freePort()}`;
+  const playerClient = `http://127.0.0.2:${await freePort()}`;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     BASE_URL: `${origin}/developer/v1`,
     PLAYER_CLIENT_URL: playerClient,
-    CONSOLE_URL: `http://127.0.0.1:${await freePort()}`,
+    CONSOLE_URL: `http://127.0.0.3:${await freePort()}`,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     ...(platformDatabaseUrl ? { DATABASE_URL: platformDatabaseUrl } : {}),

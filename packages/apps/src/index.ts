@@ -1,5 +1,6 @@
 export { matchSecret } from './credentials.ts';
 export { type AppDirectory, appDirectory } from './directory.ts';
+export { onReservedHost } from './redirect-uris.ts';
 export {
   type AppRule,
   AppRuleError,

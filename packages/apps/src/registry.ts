@@ -30,6 +30,8 @@ export interface NewApp {
   /** App scopes granted to the app; user scopes are consented by players. */
   scopes: string[];
   webhookUrl?: string | null;
+  /** The platform's cookie hosts (config `cookieHosts`), where no redirect URI may point. */
+  reservedHosts?: readonly string[];
 }
 
 export async function createApp(
@@ -40,7 +42,7 @@ export async function createApp(
   const refuse = (message: string) => {
     throw new AppRuleError('INVALID_REQUEST', message);
   };
-  const problem = redirectUrisProblem(input.redirectUris);
+  const problem = redirectUrisProblem(input.redirectUris, input.reservedHosts);
   if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
   const known = scopeNames.join(', ');
   if (input.scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);

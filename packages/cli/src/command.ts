@@ -68,7 +68,7 @@ export const globalOptions: OptionSpec[] = [
     name: 'console-url',
     type: 'string',
     value: 'url',
-    description: 'The developer console (env DEVPLAT_CONSOLE_URL, default http://127.0.0.1:8082)',
+    description: 'The developer console (env DEVPLAT_CONSOLE_URL, default http://127.0.0.3:8082)',
   },
   { name: 'help', short: 'h', type: 'boolean', description: 'Show help for the command' },
 ];

@@ -126,7 +126,7 @@ export function overviewHelp(commands: readonly CommandSpec[]): string {
     ...section(
       'ENVIRONMENT',
       alignColumns([
-        ['DEVPLAT_CONSOLE_URL', 'The developer console (default http://127.0.0.1:8082)'],
+        ['DEVPLAT_CONSOLE_URL', 'The developer console (default http://127.0.0.3:8082)'],
         ['DEVPLAT_TOKEN', 'A console session token, used instead of the stored one'],
         ['DEVPLAT_PASSWORD', 'The password for register, login and players create'],
         ['DEVPLAT_CLIENT_SECRET', 'The client secret for try'],

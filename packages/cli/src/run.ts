@@ -9,10 +9,10 @@ import type { Io } from './io.ts';
 import { createOutput } from './output.ts';
 import { parseCommandLine } from './parse.ts';
 import { activeSession, refusedSessionHints } from './session.ts';
-import { isLoopbackHttp } from './try-defaults.ts';
+import { isLocalHttp } from './try-defaults.ts';
 import { version } from './version.ts';
 
-const defaultConsoleUrl = 'http://127.0.0.1:8082';
+const defaultConsoleUrl = 'http://127.0.0.3:8082';
 
 /** The console's URL as credentials are keyed: no trailing slash, no query. */
 function consoleUrlFrom(given: string): string {
@@ -26,7 +26,7 @@ function consoleUrlFrom(given: string): string {
     throw new UsageError(`--console-url must be an http(s) URL without query or credentials (got "${given}").`);
   }
   // The password at login and the session token on every call must not cross a network in clear.
-  if (url.protocol === 'http:' && !isLoopbackHttp(url.href)) {
+  if (url.protocol === 'http:' && !isLocalHttp(url.href)) {
     throw new UsageError(`--console-url must use https unless the console is on this machine (got "${given}").`);
   }
   return url.href.replace(/\/+$/, '');

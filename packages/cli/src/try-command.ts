@@ -9,7 +9,7 @@ import type { CommandContext, CommandSpec } from './command.ts';
 import { networkReason, problemOf } from './console-client.ts';
 import { CliError, FailureError, failure, NotSignedInError, UsageError } from './errors.ts';
 import { readSecret } from './secret-input.ts';
-import { defaultBaseUrl, defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
+import { defaultBaseUrl, defaultRedirectUri, isLocalHttp, isLoopbackHttp } from './try-defaults.ts';
 
 const requestTimeoutMs = 30_000;
 const profileScope: Scope = 'profile.basic.read';
@@ -34,8 +34,10 @@ function settings(ctx: CommandContext): TrySettings {
   } catch {
     throw new UsageError(`--base-url must be a URL like ${defaultBaseUrl} (got "${base}").`);
   }
-  if (baseUrl.protocol !== 'https:' && !isLoopbackHttp(base)) {
-    throw new UsageError('--base-url must use https (plain http only on 127.0.0.1, [::1] or localhost).');
+  if (baseUrl.protocol !== 'https:' && !isLocalHttp(base)) {
+    throw new UsageError(
+      '--base-url must use https unless the API is on this machine (127.0.0.x, [::1] or localhost).',
+    );
   }
   const redirect = (ctx.options['redirect-uri'] as string | undefined) ?? defaultRedirectUri;
   if (!isLoopbackHttp(redirect)) {

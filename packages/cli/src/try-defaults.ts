@@ -5,7 +5,15 @@ export const defaultRedirectUri = 'http://127.0.0.1:8976/callback';
 
 const loopbackHosts = ['127.0.0.1', '[::1]', 'localhost'];
 
-/** http on a loopback host: where `devplat try` can listen for the browser. */
+/** http on this machine (any 127.0.0.0/8 address, [::1] or localhost): the console's and the API's defaults. */
+export function isLocalHttp(uri: string): boolean {
+  const url = URL.parse(uri);
+  return (
+    url?.protocol === 'http:' && (loopbackHosts.includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname))
+  );
+}
+
+/** http on a loopback host a redirect URI may use (contract rule 8): where `devplat try` can listen for the browser. */
 export function isLoopbackHttp(uri: string): boolean {
   try {
     const url = new URL(uri);

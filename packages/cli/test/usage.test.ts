@@ -174,7 +174,7 @@ describe('not signed in (exit 3)', () => {
       join(configDir, 'credentials.json'),
       JSON.stringify({
         sessions: {
-          'http://127.0.0.1:8082': {
+          'http://127.0.0.3:8082': {
             token: 'dps_x',
             email: 'ada@example.test',
             expires_at: '2020-01-01T00:00:00.000Z',
@@ -184,7 +184,7 @@ describe('not signed in (exit 3)', () => {
     );
     const result = await runCli(['whoami'], { env: { DEVPLAT_CONFIG_DIR: configDir } });
     assert.equal(result.code, 3);
-    assert.match(result.stderr, /session at http:\/\/127\.0\.0\.1:8082 ended at 2020-01-01/);
+    assert.match(result.stderr, /session at http:\/\/127\.0\.0\.3:8082 ended at 2020-01-01/);
     assert.match(result.stderr, /devplat login --email ada@example\.test/);
   });
 });

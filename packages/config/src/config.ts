@@ -30,7 +30,8 @@ export interface Config {
   /** The bound on every Redis command and connection attempt. */
   redisTimeoutMs: number;
   dataDir: string;
-  host: string;
+  /** HOST: the address every listener binds; null binds each to its URL's loopback (listenHost). */
+  host: string | null;
   /** The listen port of a service started alone; null means the port of its public URL. */
   port: number | null;
   logLevel: LogLevel;
@@ -137,6 +138,39 @@ function origin(env: Env, name: string, fallback: string, requireHttps: boolean)
     throw new ConfigError(name, `must be an origin without a path or query (got "${url.href}")`);
   }
   return url;
+}
+
+/**
+ * The hosts an app's redirect URI may use over plain http (contract rule 8). A browser sends a
+ * host's cookies to every port of it, so no origin that sets cookies may live on one of these.
+ */
+export const redirectLoopbackHosts = ['127.0.0.1', '[::1]', 'localhost'] as const;
+
+/** An origin that sets cookies (the player client, the console): never on a redirect URI's host. */
+function cookieOrigin(env: Env, name: string, fallback: string, requireHttps: boolean): URL {
+  const url = origin(env, name, fallback, requireHttps);
+  const host = url.hostname.replace(/\.$/, '');
+  if ((redirectLoopbackHosts as readonly string[]).includes(host)) {
+    throw new ConfigError(
+      name,
+      `must not be on ${redirectLoopbackHosts.join(', ')}: apps' redirect URIs may use those hosts on any port, and a browser would send them this origin's cookies (use 127.0.0.2 or a host name of its own)`,
+    );
+  }
+  return url;
+}
+
+/** The hosts whose cookies the platform sets: no redirect URI may point at them. */
+export function cookieHosts(config: Pick<Config, 'playerClientUrl' | 'consoleUrl'>): string[] {
+  return [...new Set([config.playerClientUrl.hostname, config.consoleUrl.hostname])];
+}
+
+/**
+ * Where a listener binds: HOST when set; otherwise its URL's host when that is an IPv4 loopback
+ * address (the player client and console have loopback addresses of their own), else 127.0.0.1.
+ */
+export function listenHost(config: Pick<Config, 'host'>, url: URL): string {
+  if (config.host !== null) return config.host;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname) ? url.hostname : '127.0.0.1';
 }
 
 function apiBase(env: Env, name: string, fallback: string, requireHttps: boolean): URL {
@@ -263,8 +297,8 @@ export function loadConfig(env: Env = process.env): Config {
     environment,
     platformEnabled: flag(env, 'DEVELOPER_PLATFORM_ENABLED', !production),
     baseUrl: apiBase(env, 'BASE_URL', 'http://127.0.0.1:8080/developer/v1', production),
-    playerClientUrl: origin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.1:8081', production),
-    consoleUrl: origin(env, 'CONSOLE_URL', 'http://127.0.0.1:8082', production),
+    playerClientUrl: cookieOrigin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.2:8081', production),
+    consoleUrl: cookieOrigin(env, 'CONSOLE_URL', 'http://127.0.0.3:8082', production),
     mockBaseUrl: apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false),
     authInternalUrl: origin(env, 'AUTH_INTERNAL_URL', 'http://127.0.0.1:8084', false),
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
@@ -273,7 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
     dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
-    host: read(env, 'HOST') ?? '127.0.0.1',
+    host: read(env, 'HOST'),
     port: port(env, 'PORT'),
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
     secretSettings: secretSettings(env, production),

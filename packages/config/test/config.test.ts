@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import { productionEnv } from '@devplat/test/env';
-import { ConfigError, loadConfig } from '../src/index.ts';
+import { ConfigError, cookieHosts, listenHost, loadConfig } from '../src/index.ts';
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
@@ -20,11 +20,26 @@ describe('configuration', () => {
     assert.equal(config.environment, 'sandbox');
     assert.equal(config.platformEnabled, true);
     assert.equal(config.baseUrl.href, 'http://127.0.0.1:8080/developer/v1');
-    assert.equal(config.playerClientUrl.origin, 'http://127.0.0.1:8081');
-    assert.equal(config.consoleUrl.origin, 'http://127.0.0.1:8082');
+    assert.equal(config.playerClientUrl.origin, 'http://127.0.0.2:8081');
+    assert.equal(config.consoleUrl.origin, 'http://127.0.0.3:8082');
     assert.equal(config.statusUrl, null);
     assert.equal(config.databaseUrl, null);
     assert.equal(config.redisUrl, null);
+  });
+
+  test('the player client and console get loopback hosts of their own, and listen there', () => {
+    const config = loadConfig({});
+    assert.deepEqual(cookieHosts(config), ['127.0.0.2', '127.0.0.3']);
+    assert.equal(listenHost(config, config.playerClientUrl), '127.0.0.2');
+    assert.equal(listenHost(config, config.consoleUrl), '127.0.0.3');
+    assert.equal(listenHost(config, config.baseUrl), '127.0.0.1');
+    assert.equal(
+      listenHost(loadConfig({ PLAYER_CLIENT_URL: 'http://play.test:8081' }), new URL('http://play.test')),
+      '127.0.0.1',
+    );
+    const everywhere = loadConfig({ HOST: '0.0.0.0' });
+    assert.equal(listenHost(everywhere, everywhere.playerClientUrl), '0.0.0.0');
+    assert.deepEqual(cookieHosts(loadConfig(productionEnv)), ['play.example.test', 'console.example.test']);
   });
 
   test('the platform is off in production unless DEVELOPER_PLATFORM_ENABLED is set', () => {
@@ -65,8 +80,17 @@ describe('configuration', () => {
     [{ BASE_URL: 'not a url' }, 'BASE_URL', /absolute/],
     [{ BASE_URL: 'http://127.0.0.1:8080/api' }, 'BASE_URL', /\/developer\/v1/],
     [{ BASE_URL: 'ftp://127.0.0.1/developer/v1' }, 'BASE_URL', /http/],
-    [{ PLAYER_CLIENT_URL: 'http://127.0.0.1:8081/play' }, 'PLAYER_CLIENT_URL', /origin/],
-    [{ CONSOLE_URL: 'http://user:pw@127.0.0.1:8082' }, 'CONSOLE_URL', /credentials/],
+    [{ PLAYER_CLIENT_URL: 'http://127.0.0.2:8081/play' }, 'PLAYER_CLIENT_URL', /origin/],
+    [{ CONSOLE_URL: 'http://user:pw@127.0.0.3:8082' }, 'CONSOLE_URL', /credentials/],
+    // Apps' redirect URIs may use these hosts on any port; cookies do not separate ports.
+    [
+      { PLAYER_CLIENT_URL: 'http://127.0.0.1:8081' },
+      'PLAYER_CLIENT_URL',
+      /must not be on 127\.0\.0\.1, \[::1\], localhost/,
+    ],
+    [{ PLAYER_CLIENT_URL: 'http://localhost:8081' }, 'PLAYER_CLIENT_URL', /cookies/],
+    [{ CONSOLE_URL: 'http://[::1]:8082' }, 'CONSOLE_URL', /cookies/],
+    [{ CONSOLE_URL: 'http://localhost.:8082' }, 'CONSOLE_URL', /cookies/],
     [{ STATUS_URL: 'status.example' }, 'STATUS_URL', /absolute/],
     [{ DATABASE_URL: 'mysql://x/y' }, 'DATABASE_URL', /postgres/],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL', /redis/],

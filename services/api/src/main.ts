@@ -1,6 +1,6 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset.
-import { loadConfigOrExit } from '@devplat/config';
+import { listenHost, loadConfigOrExit } from '@devplat/config';
 import { openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import { buildApiApp } from './app.ts';
@@ -24,7 +24,7 @@ const app = buildApiApp({
   tokens: tokenVerifier(config, remoteKeys(config)),
 });
 const port = config.port ?? Number(config.baseUrl.port || (config.baseUrl.protocol === 'https:' ? 443 : 80));
-const server = await listen(app.callback(), config.host, port);
+const server = await listen(app.callback(), listenHost(config, config.baseUrl), port);
 logger.info({ origin: server.origin }, 'api service listening');
 process.stdout.write(`api service: ${server.origin}${config.baseUrl.pathname}\n`);
 

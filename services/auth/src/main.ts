@@ -1,7 +1,7 @@
 // The auth service alone, for the split deployment: npm run auth:start. Needs DATABASE_URL and
 // REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
 // /.well-known/oauth-authorization-server/developer/v1 here.
-import { loadConfigOrExit, resolveSecrets } from '@devplat/config';
+import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import { redisStore } from '@devplat/kv';
@@ -17,11 +17,19 @@ const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs
 const store = redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
 await store.ready();
 const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
-const server = await listen(service.api.callback(), config.host, config.port ?? 8090);
+const server = await listen(service.api.callback(), listenHost(config, config.baseUrl), config.port ?? 8090);
 const playerPort = Number(config.playerClientUrl.port || (config.playerClientUrl.protocol === 'https:' ? 443 : 80));
-const playerServer = await listen(service.playerClient.callback(), config.host, playerPort);
+const playerServer = await listen(
+  service.playerClient.callback(),
+  listenHost(config, config.playerClientUrl),
+  playerPort,
+);
 const internalPort = Number(config.authInternalUrl.port || 80);
-const internalServer = await listen(service.internal.callback(), config.host, internalPort);
+const internalServer = await listen(
+  service.internal.callback(),
+  listenHost(config, config.authInternalUrl),
+  internalPort,
+);
 process.stdout.write(
   `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}\n`,
 );

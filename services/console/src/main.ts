@@ -1,6 +1,6 @@
 // The developer console alone, for the split deployment: npm run console:start. Needs
 // DATABASE_URL and REDIS_URL (its sessions live in Redis, shared by every console process).
-import { loadConfigOrExit } from '@devplat/config';
+import { listenHost, loadConfigOrExit } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { createLogger, listen } from '@devplat/http';
 import { redisStore } from '@devplat/kv';
@@ -17,7 +17,7 @@ const store = redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
 await store.ready();
 const app = buildConsoleApp({ config, prisma: database.prisma, store, logger });
 const port = config.port ?? Number(config.consoleUrl.port || (config.consoleUrl.protocol === 'https:' ? 443 : 80));
-const server = await listen(app.callback(), config.host, port);
+const server = await listen(app.callback(), listenHost(config, config.consoleUrl), port);
 process.stdout.write(`developer console: ${server.origin}\n`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -3,7 +3,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
 import { buildApiApp, createStatusSource, noIntegrations, remoteKeys, tokenVerifier } from '@devplat/api';
 import { authPaths, buildAuthService } from '@devplat/auth';
-import { type Config, resolveSecrets } from '@devplat/config';
+import { type Config, listenHost, resolveSecrets } from '@devplat/config';
 import { buildConsoleApp } from '@devplat/console';
 import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { createLogger, listen, type RunningServer } from '@devplat/http';
@@ -85,13 +85,25 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       logger: logger.child({ service: 'auth' }),
     });
     const publicApi = gateway(auth.api.callback(), api.callback());
-    servers.push(await listen(publicApi, config.host, config.port ?? portOf(config.baseUrl)));
-    servers.push(await listen(auth.playerClient.callback(), config.host, portOf(config.playerClientUrl)));
-    servers.push(await listen(auth.internal.callback(), config.host, portOf(config.authInternalUrl)));
+    servers.push(await listen(publicApi, listenHost(config, config.baseUrl), config.port ?? portOf(config.baseUrl)));
+    servers.push(
+      await listen(
+        auth.playerClient.callback(),
+        listenHost(config, config.playerClientUrl),
+        portOf(config.playerClientUrl),
+      ),
+    );
+    servers.push(
+      await listen(
+        auth.internal.callback(),
+        listenHost(config, config.authInternalUrl),
+        portOf(config.authInternalUrl),
+      ),
+    );
     servers.push(
       await listen(
         buildMockApp(config, logger.child({ service: 'mock' })).callback(),
-        config.host,
+        listenHost(config, config.mockBaseUrl),
         portOf(config.mockBaseUrl),
       ),
     );
@@ -101,7 +113,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       store,
       logger: logger.child({ service: 'console' }),
     });
-    servers.push(await listen(developerConsole.callback(), config.host, portOf(config.consoleUrl)));
+    servers.push(
+      await listen(developerConsole.callback(), listenHost(config, config.consoleUrl), portOf(config.consoleUrl)),
+    );
   } catch (error) {
     await close();
     throw error;

@@ -3,7 +3,7 @@
 // framing, forms carry CSRF tokens, cookies are HttpOnly, SameSite and Secure when served over
 // https.
 
-import type { Config } from '@devplat/config';
+import { type Config, cookieHosts } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { DependencyUnavailableError } from '@devplat/errors';
@@ -46,6 +46,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   const csrf = signInCsrf(secure);
   const requests = authorizationRequests(store);
   const issuer = config.baseUrl.href;
+  const rules = { prisma, issuer, reservedHosts: cookieHosts(config) };
   const { app, route } = pageApp({
     logger,
     errorPage: ({ title, message }) => refusalPage(title, message),
@@ -92,7 +93,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     '/oauth/authorize',
     {
       GET: async (ctx) => {
-        const validation = await validateRequest(prisma, issuer, ctx.query);
+        const validation = await validateRequest(rules, ctx.query);
         if (validation.outcome === 'refuse') {
           return sendPage(ctx, 400, refusalPage(validation.title, validation.message));
         }
@@ -145,7 +146,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
         const deny = (error = 'access_denied') =>
           ctx.redirect(answerUrl(request.redirectUri, issuer, { error, state: request.state }));
         if (form.decision !== 'allow' || request.expiresAt < Date.now()) return deny();
-        const revalidated = await validateRequest(prisma, issuer, {
+        const revalidated = await validateRequest(rules, {
           response_type: 'code',
           client_id: request.clientId,
           redirect_uri: request.redirectUri,

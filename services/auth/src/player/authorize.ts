@@ -3,7 +3,7 @@
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
 import { createHash, randomBytes } from 'node:crypto';
-import { findUsableApp, type UsableApp } from '@devplat/apps';
+import { findUsableApp, onReservedHost, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import { consentTextVersion, idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
@@ -39,9 +39,15 @@ export function answerUrl(redirectUri: string, issuer: string, params: Record<st
   return url.href;
 }
 
+export interface RequestRules {
+  prisma: PrismaClient;
+  issuer: string;
+  /** The platform's cookie hosts: a redirect URI there is refused even if registered. */
+  reservedHosts: readonly string[];
+}
+
 export async function validateRequest(
-  prisma: PrismaClient,
-  issuer: string,
+  { prisma, issuer, reservedHosts }: RequestRules,
   query: Record<string, string | string[] | undefined>,
 ): Promise<Validation> {
   const single = (name: string) => (Array.isArray(query[name]) ? null : query[name]);
@@ -56,7 +62,8 @@ export async function validateRequest(
   const app = await findUsableApp(prisma, clientId);
   if (!app)
     return { outcome: 'refuse', title: 'This app cannot connect', message: 'The app is unknown or not available.' };
-  if (!redirectUri || !app.redirectUris.includes(redirectUri)) {
+  // A URI registered before the platform's hosts changed may point at one of them now.
+  if (!redirectUri || !app.redirectUris.includes(redirectUri) || onReservedHost(redirectUri, reservedHosts)) {
     return {
       outcome: 'refuse',
       title: 'This app cannot connect',

@@ -16,11 +16,13 @@ import { readJson } from './json.ts';
 const bearer = (ctx: Context) => /^Bearer ([^\s]+)$/i.exec(ctx.get('Authorization'))?.[1];
 
 export function consoleApiRouter(domain: ConsoleDomain): Router {
-  const { sessions, accounts, apps, players } = domain;
+  const { accounts, apps, players } = domain;
+  // Bearer tokens only: a web UI session's cookie value opens nothing here.
+  const sessions = domain.sessions.api;
   const router = new Router({ prefix: '/api', strict: true, sensitive: true });
 
   const signedIn: Middleware = async (ctx, next) => {
-    const who = await accounts.signedIn(bearer(ctx));
+    const who = await accounts.signedIn(sessions, bearer(ctx));
     if (!who) {
       throw new ProblemError(
         'NOT_SIGNED_IN',

@@ -41,7 +41,7 @@ function usable(account: Account): Account {
   return account;
 }
 
-export function developerAccounts(prisma: PrismaClient, sessions: ConsoleSessions) {
+export function developerAccounts(prisma: PrismaClient) {
   return {
     async register(input: unknown, requestId?: string): Promise<Account> {
       const body = knownFields(input, ['email', 'password', 'display_name']);
@@ -79,10 +79,11 @@ export function developerAccounts(prisma: PrismaClient, sessions: ConsoleSession
     },
 
     /**
-     * Who a session token (an API bearer token or the web UI's cookie) belongs to: null without a
-     * current session, a refusal when its account may no longer use the console.
+     * Who a session token of these sessions (the API's bearer tokens or the web UI's cookie
+     * sessions) belongs to: null without a current session, a refusal when its account may no
+     * longer use the console.
      */
-    async signedIn(token: string | undefined): Promise<SignedIn | null> {
+    async signedIn(sessions: ConsoleSessions, token: string | undefined): Promise<SignedIn | null> {
       const session = await sessions.find(token);
       if (!token || !session) return null;
       const account = await prisma.account.findUnique({ where: { id: session.accountId } });

@@ -53,7 +53,13 @@ async function ruled<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function developerApps(prisma: PrismaClient, directory: AppDirectory, webhooks: WebhookSettings) {
+export interface AppRules {
+  webhooks: WebhookSettings;
+  /** The platform's cookie hosts: no redirect URI may point at them. */
+  reservedHosts: readonly string[];
+}
+
+export function developerApps(prisma: PrismaClient, directory: AppDirectory, { webhooks, reservedHosts }: AppRules) {
   const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
     const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
     return app && app.accountId === accountId ? app : notFound(`The app ${clientId}`);
@@ -87,8 +93,10 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, web
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
       return ruled(() =>
-        createApp(prisma, { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl }, (tx, app) =>
-          audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
+        createApp(
+          prisma,
+          { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl, reservedHosts },
+          (tx, app) => audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
         ),
       );
     },

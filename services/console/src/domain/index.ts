@@ -2,7 +2,7 @@
 // functions, resolve sessions through them, and turn their refusals (refusals.ts) into answers. No
 // door reaches the database itself.
 import { appDirectory } from '@devplat/apps';
-import type { Config } from '@devplat/config';
+import { type Config, cookieHosts } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import { developerAccounts } from './accounts.ts';
@@ -11,11 +11,13 @@ import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
 
 export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore) {
-  const sessions = consoleSessions(store);
   return {
-    sessions,
-    accounts: developerAccounts(prisma, sessions),
-    apps: developerApps(prisma, appDirectory(prisma, store), config.webhooks),
+    sessions: consoleSessions(store),
+    accounts: developerAccounts(prisma),
+    apps: developerApps(prisma, appDirectory(prisma, store), {
+      webhooks: config.webhooks,
+      reservedHosts: cookieHosts(config),
+    }),
     players: sandboxPlayers(prisma),
   };
 }

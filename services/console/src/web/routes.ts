@@ -31,9 +31,9 @@ const formExpired = () => new ProblemError('CSRF_FAILED', 'This form has expired
 
 export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, secure: boolean): void {
   const { accounts, apps, players } = domain;
-  // The web UI's cookie carries the same token an API client sends as its bearer token.
+  // The web UI's own sessions: never accepted as an API bearer token (domain/sessions.ts).
   const sessionCookie = cookie({ name: 'console_session', sameSite: 'strict', secure });
-  const sessions = cookieSessions(domain.sessions, sessionCookie);
+  const sessions = cookieSessions(domain.sessions.web, sessionCookie);
   const csrf = doubleSubmitCsrf(cookie({ name: 'console_csrf', sameSite: 'strict', secure }));
 
   const frame = (signedIn: SignedIn | null, title: string, extra: Partial<Frame> = {}): Frame => ({
@@ -51,7 +51,7 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
     if (!csrf.valid(ctx, presented)) throw formExpired();
   };
 
-  const current = (ctx: Context): Promise<SignedIn | null> => accounts.signedIn(sessionCookie.get(ctx));
+  const current = (ctx: Context): Promise<SignedIn | null> => accounts.signedIn(sessions.store, sessionCookie.get(ctx));
   /** Pages behind sign-in; a POST must carry the session's CSRF token. */
   const signedIn: Middleware = async (ctx, next) => {
     const who = await current(ctx);
@@ -72,11 +72,11 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   const actor = (ctx: Context): Actor => ({ accountId: who(ctx).account.id, requestId: ctx.state.requestId });
   /** Redirects after a change, with a notice shown once on the next page. */
   const done = async (ctx: Context, location: string, notice: string) => {
-    await domain.sessions.notify(who(ctx).token, notice);
+    await sessions.store.notify(who(ctx).token, notice);
     ctx.redirect(location);
     ctx.status = 303;
   };
-  const takeNotice = (ctx: Context) => domain.sessions.takeNotice(who(ctx).token);
+  const takeNotice = (ctx: Context) => sessions.store.takeNotice(who(ctx).token);
   /** A refusal of the developer's input shows the form again with the reason. */
   const refused = (error: unknown) => {
     if (!(error instanceof ConsoleRefusal)) throw error;
