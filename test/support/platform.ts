@@ -1,5 +1,6 @@
 // The whole platform in this process on a fresh test database (and REDIS_URL when set), reachable
 // at a real port, as an app developer would meet it.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,7 +51,11 @@ export async function startTestPlatform(
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     ...(platformDatabaseUrl ? { DATABASE_URL: platformDatabaseUrl } : {}),
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // Each test platform keeps its own Redis keys: sign-in throttles count per client address, and
+    // every test signs in from 127.0.0.1.
+    ...(process.env.REDIS_URL
+      ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `devplat-test:${randomUUID()}:` }
+      : {}),
     ...env,
   });
   const ownConnections = platformDatabaseUrl !== database.url;

@@ -25,6 +25,8 @@ export interface Config {
   statusUrl: URL | null;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** Starts every Redis key, so several platforms (or tests) can share one Redis. */
+  redisKeyPrefix: string;
   /** The bound on every PostgreSQL call: a connection, a statement, a transaction's wait for its start. */
   databaseTimeoutMs: number;
   /** The bound on every Redis command and connection attempt. */
@@ -38,6 +40,15 @@ export interface Config {
   /** Raw secret settings, validated for shape; see secrets.ts for their use. */
   secretSettings: SecretSettings;
   webhooks: WebhookSettings;
+  signIn: SignInSettings;
+}
+
+/** Password-guessing throttle of player and console sign-in (per account; per address four times as many). */
+export interface SignInSettings {
+  /** Attempts an account gets before it is locked. */
+  attempts: number;
+  /** The first lock; each further one within a day doubles. */
+  lockSeconds: number;
 }
 
 /** How the worker delivers consent webhooks. */
@@ -304,6 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
     databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read(env, 'REDIS_KEY_PREFIX') ?? 'devplat:',
     databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
     dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
@@ -312,6 +324,10 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
     secretSettings: secretSettings(env, production),
     webhooks: webhookSettings(env, environment),
+    signIn: {
+      attempts: integer(env, 'SIGN_IN_ATTEMPTS', 5, 1, 100),
+      lockSeconds: integer(env, 'SIGN_IN_LOCK_SECONDS', 30, 1, 3600),
+    },
   };
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');

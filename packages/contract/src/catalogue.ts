@@ -98,6 +98,7 @@ export const problemCodes = {
   INVALID_REQUEST: { status: 400, title: 'Invalid request' },
   NOT_SIGNED_IN: { status: 401, title: 'Not signed in' },
   INVALID_CREDENTIALS: { status: 401, title: 'Wrong e-mail or password' },
+  TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many sign-in attempts' },
   GUEST_ACCOUNT: { status: 403, title: 'Full account required' },
   ACCOUNT_SUSPENDED: { status: 403, title: 'Account suspended' },
   CSRF_FAILED: { status: 403, title: 'Form expired' },

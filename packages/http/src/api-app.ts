@@ -11,7 +11,10 @@ export interface ApiAppOptions {
   maxBodyBytes?: number;
   /** Keys for signed cookies (Koa's app.keys). */
   keys?: string[];
-  /** Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy). */
+  /**
+   * Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy). The client address is
+   * the last X-Forwarded-For entry, the one the proxy added: earlier ones are the client's to forge.
+   */
   proxy?: boolean;
 }
 
@@ -25,7 +28,7 @@ export function apiApp(
   { logger, maxBodyBytes, keys, proxy = false }: ApiAppOptions,
   ...routes: (Router | Middleware)[]
 ): Koa {
-  const app = new Koa({ keys, proxy });
+  const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
   app.use(apiEnvelope(logger, { maxBodyBytes }));
   for (const route of routes) app.use(typeof route === 'function' ? route : route.routes());

@@ -86,7 +86,7 @@ export interface PageAppOptions {
   errorPage: RenderErrorPage;
   /** Keys for signed cookies (Koa's app.keys). */
   keys?: string[];
-  /** Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy). */
+  /** Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy; only its own X-Forwarded-For entry). */
   proxy?: boolean;
   /** Runs before every route: a site's switch. */
   guard?: Middleware;
@@ -110,7 +110,7 @@ export interface PageApp {
 
 export function pageApp({ logger, errorPage, keys, proxy = false, guard }: PageAppOptions): PageApp {
   const router = new Router({ strict: true, sensitive: true });
-  const app = new Koa({ keys, proxy });
+  const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
   app.use(pageFront(logger, errorPage));
   if (guard) app.use(guard);

@@ -62,6 +62,28 @@ describe('apiApp', () => {
     assert.equal(configured.proxy, true);
   });
 
+  test('behind a proxy, the client address is the entry the proxy added, not one the client wrote', async () => {
+    const router = new Router();
+    operation(router, '/ip', {
+      GET: (ctx) => {
+        ctx.body = { ip: ctx.ip };
+      },
+    });
+    const proxied = await listen(
+      apiApp({ logger: createLogger('silent', 'test'), proxy: true }, router).callback(),
+      '127.0.0.1',
+      0,
+    );
+    try {
+      const forged = await fetch(`${proxied.origin}/ip`, {
+        headers: { 'x-forwarded-for': '203.0.113.9, 198.51.100.7' },
+      });
+      assert.deepEqual(await forged.json(), { ip: '198.51.100.7' });
+    } finally {
+      await proxied.close();
+    }
+  });
+
   test('answers with a server-made request id and the common and security headers', async () => {
     const { response } = await send(server.origin, 'GET', '/v1/things');
     assert.equal(response.status, 200);

@@ -1,3 +1,3 @@
 export { memoryStore } from './memory.ts';
-export { type RedisStoreOptions, redisStore } from './redis.ts';
+export { type RedisStoreOptions, redisClientOf, redisStore } from './redis.ts';
 export type { KeyValueStore } from './store.ts';

@@ -9,6 +9,19 @@ export interface RedisStoreOptions {
   timeoutMs: number;
 }
 
+// Kept off the KeyValueStore interface: only a few packages (such as throttle, which runs
+// rate-limiter-flexible on it) need the client itself, and they reach it through redisClientOf.
+const clients = new WeakMap<KeyValueStore, Redis>();
+
+/**
+ * The ioredis client behind a store made by redisStore, with its key prefix, timeouts and failure
+ * behaviour; null for any other store. Errors from commands sent on it directly are ioredis errors,
+ * not DependencyUnavailableError: the caller maps them.
+ */
+export function redisClientOf(store: KeyValueStore): Redis | null {
+  return clients.get(store) ?? null;
+}
+
 /**
  * Redis through ioredis, failing fast: no offline queue and one retry, so a request never waits
  * on a dead Redis and never succeeds without its write. Every command ends within the bound, and a
@@ -39,7 +52,7 @@ export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: Redi
       throw new DependencyUnavailableError('Redis', { cause });
     }
   };
-  return {
+  const store: KeyValueStore = {
     put: (key, value, ttl) =>
       guard(async () => void (ttl ? await redis.set(key, value, 'EX', ttl) : await redis.set(key, value))),
     putIfAbsent: (key, value, ttl) =>
@@ -74,4 +87,6 @@ export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: Redi
       redis.disconnect();
     },
   };
+  clients.set(store, redis);
+  return store;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { startFaultProxy } from '@devplat/test/fault-proxy';
-import { type KeyValueStore, memoryStore, redisStore } from '../src/index.ts';
+import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 const stores: [string, () => KeyValueStore][] = [['memory', memoryStore]];
@@ -51,6 +51,20 @@ for (const [name, open] of stores) {
     });
   });
 }
+
+describe('redisClientOf', () => {
+  test('gives the client of a Redis store, with its key prefix, and null for any other store', async () => {
+    const memory = memoryStore();
+    const redis = redisStore('redis://127.0.0.1:1', { prefix: 'mine:', timeoutMs: 200 });
+    try {
+      assert.equal(redisClientOf(memory), null);
+      assert.equal(redisClientOf(redis)?.options.keyPrefix, 'mine:');
+    } finally {
+      await memory.close();
+      await redis.close();
+    }
+  });
+});
 
 describe('an unreachable Redis', () => {
   test('fails every operation fast with DependencyUnavailableError', async () => {

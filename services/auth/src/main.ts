@@ -14,7 +14,7 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'auth');
 const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
-const store = redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
+const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
 await store.ready();
 const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
 const server = await listen(service.api.callback(), listenHost(config, config.baseUrl), config.port ?? 8090);

@@ -23,8 +23,9 @@ const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 export function buildConsoleApp({ config, prisma, store, logger }: ConsoleDependencies): Koa {
   const domain = consoleDomain(config, prisma, store);
   const enabled = sandboxToolsEnabled(config);
-  const api = buildConsoleApi(domain, logger, enabled).callback();
-  const web = buildConsoleWeb(domain, logger, { secure: config.consoleUrl.protocol === 'https:', enabled }).callback();
+  const secure = config.consoleUrl.protocol === 'https:';
+  const api = buildConsoleApi(domain, logger, { enabled, proxy: secure }).callback();
+  const web = buildConsoleWeb(domain, logger, { secure, enabled }).callback();
   const app = new Koa();
   app.silent = true;
   app.use((ctx) => {

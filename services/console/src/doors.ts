@@ -2,7 +2,7 @@
 // turns errors into its own answer: the API a problem+json, the web UI's page stack a page.
 import { ProblemError } from '@devplat/http';
 import type { Middleware } from 'koa';
-import { ConsoleRefusal } from './domain/refusals.ts';
+import { ConsoleRefusal, TooManyAttempts } from './domain/refusals.ts';
 
 /** Sandbox only: in production, or while the platform is off, every path answers this. */
 export const switchedOff: Middleware = () => {
@@ -12,11 +12,16 @@ export const switchedOff: Middleware = () => {
   );
 };
 
+/** The Retry-After header of a refusal that says when to try again. */
+export const retryAfter = (refusal: ConsoleRefusal): Record<string, string> =>
+  refusal instanceof TooManyAttempts ? { 'Retry-After': String(refusal.retryAfterSeconds) } : {};
+
 /** A refusal of the domain that no handler answered itself: a Problem of the same code. */
 export const refusalsAsProblems: Middleware = async (_ctx, next) => {
   try {
     await next();
   } catch (error) {
-    throw error instanceof ConsoleRefusal ? new ProblemError(error.code, error.message) : error;
+    if (!(error instanceof ConsoleRefusal)) throw error;
+    throw new ProblemError(error.code, error.message, retryAfter(error));
   }
 };

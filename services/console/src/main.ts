@@ -13,7 +13,7 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'console');
 const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
-const store = redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs });
+const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
 await store.ready();
 const app = buildConsoleApp({ config, prisma: database.prisma, store, logger });
 const port = config.port ?? Number(config.consoleUrl.port || (config.consoleUrl.protocol === 'https:' ? 443 : 80));

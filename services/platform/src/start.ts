@@ -47,7 +47,9 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
       : await prepareEmbeddedDatabase(config.dataDir));
   // Without REDIS_URL the store lives in this process: correct only because it is the only one.
-  const store = config.redisUrl ? redisStore(config.redisUrl, { timeoutMs: config.redisTimeoutMs }) : memoryStore();
+  const store = config.redisUrl
+    ? redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs })
+    : memoryStore();
   await store.ready();
   const servers: RunningServer[] = [];
   const worker =

@@ -10,6 +10,7 @@ import { DependencyUnavailableError } from '@devplat/errors';
 import { type Logger, ProblemError, pageApp, readForm, sendPage, sessionFormValid } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import { decoyHash, verifyPassword } from '@devplat/passwords';
+import { signInThrottle, waitInWords } from '@devplat/throttle';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
@@ -45,6 +46,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   const sessions = playerSessions(store, secure);
   const csrf = signInCsrf(secure);
   const requests = authorizationRequests(store);
+  const throttle = signInThrottle(store, 'player-sign-in', config.signIn);
   const issuer = config.baseUrl.href;
   const rules = { prisma, issuer, reservedHosts: cookieHosts(config) };
   const { app, route } = pageApp({
@@ -77,12 +79,19 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
       if (!csrf.valid(ctx, form.csrf)) {
         throw new ProblemError('MALFORMED_REQUEST', 'The form expired. Go back and sign in again.');
       }
+      const refuse = (status: number, error: string) =>
+        sendPage(ctx, status, signInPage({ csrf: csrf.issue(ctx), returnTo, error, username: form.username }));
+      // Counted before any lookup: a locked attempt checks no password, known or unknown username.
+      const attempt = { account: form.username ?? '', address: ctx.ip };
+      const locked = await throttle.begin(attempt);
+      if (locked) {
+        ctx.set('Retry-After', String(locked.retryAfterSeconds));
+        return refuse(429, `Too many sign-in attempts. Try again in ${waitInWords(locked.retryAfterSeconds)}.`);
+      }
       const player = await prisma.sandboxPlayer.findUnique({ where: { username: form.username ?? '' } });
       const valid = await verifyPassword(form.password ?? '', player?.passwordHash ?? (await decoyHash()));
-      if (!player || !valid || player.status !== 'active') {
-        const view = { csrf: csrf.issue(ctx), returnTo, error: 'Wrong username or password.', username: form.username };
-        return sendPage(ctx, 401, signInPage(view));
-      }
+      if (!player || !valid || player.status !== 'active') return refuse(401, 'Wrong username or password.');
+      await throttle.succeeded(attempt);
       await sessions.start(ctx, { playerId: player.id });
       csrf.clear(ctx);
       ctx.redirect(returnTo);

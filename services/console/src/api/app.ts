@@ -6,6 +6,12 @@ import type { ConsoleDomain } from '../domain/index.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
 import { consoleApiRouter } from './routes.ts';
 
-export function buildConsoleApi(domain: ConsoleDomain, logger: Logger, enabled: boolean): Koa {
-  return apiApp({ logger }, ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]));
+export interface ConsoleApiOptions {
+  enabled: boolean;
+  /** Behind a TLS-terminating gateway: X-Forwarded-* trusted (the client address the throttle counts). */
+  proxy: boolean;
+}
+
+export function buildConsoleApi(domain: ConsoleDomain, logger: Logger, { enabled, proxy }: ConsoleApiOptions): Koa {
+  return apiApp({ logger, proxy }, ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]));
 }

@@ -7,7 +7,7 @@ import type { Actor } from '@devplat/db';
 import { operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { accountView, type SignedIn } from '../domain/accounts.ts';
+import { accountView, type Requester, type SignedIn } from '../domain/accounts.ts';
 import { appView } from '../domain/apps.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
@@ -35,18 +35,18 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
   };
   const who = (ctx: Context) => ctx.state.who as SignedIn;
   const actor = (ctx: Context): Actor => ({ accountId: who(ctx).account.id, requestId: ctx.state.requestId });
+  const requester = (ctx: Context): Requester => ({ requestId: ctx.state.requestId, address: ctx.ip });
   const answer = (ctx: Context, status: number, body?: unknown) => {
     ctx.status = status;
     if (body !== undefined) ctx.body = body;
   };
 
   operation(router, '/accounts', {
-    POST: async (ctx) =>
-      answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), ctx.state.requestId))),
+    POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), requester(ctx)))),
   });
   operation(router, '/sessions', {
     POST: async (ctx) => {
-      const account = await accounts.authenticate(await readJson(ctx));
+      const account = await accounts.authenticate(await readJson(ctx), requester(ctx));
       const { token, session } = await sessions.start({ accountId: account.id });
       answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
     },
@@ -162,7 +162,7 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     '/sandbox-players',
     {
       GET: async (ctx) => answer(ctx, 200, { data: (await players.list(who(ctx).account.id)).map(playerView) }),
-      POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx)))),
+      POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx), ctx.ip))),
     },
     signedIn,
   );

@@ -3,7 +3,8 @@
 // by the game platform, not here) is refused.
 import { type Account, audit, type PrismaClient } from '@devplat/db';
 import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
-import { refuse } from './refusals.ts';
+import type { SignInThrottle } from '@devplat/throttle';
+import { forgiven, refuse, throttled } from './refusals.ts';
 import { email, knownFields, password, requiredText } from './rules.ts';
 import type { ConsoleSession, ConsoleSessions } from './sessions.ts';
 
@@ -41,16 +42,30 @@ function usable(account: Account): Account {
   return account;
 }
 
-export function developerAccounts(prisma: PrismaClient) {
+/** Who is asking, for the audit record and the throttle. */
+export interface Requester {
+  requestId?: string;
+  /** The client's address (behind the gateway, the one it saw). */
+  address: string;
+}
+
+/**
+ * Sign-in and registration share one throttle (per e-mail address and per client address): a wrong
+ * password and an e-mail address already registered count alike, so probing which addresses have
+ * accounts through registration is no faster than guessing passwords.
+ */
+export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
-    async register(input: unknown, requestId?: string): Promise<Account> {
+    async register(input: unknown, { requestId, address: client }: Requester): Promise<Account> {
       const body = knownFields(input, ['email', 'password', 'display_name']);
       const address = email(body.email);
       const secret = password(body.password, minimumPasswordLength);
       const displayName = requiredText(body.display_name, 'display_name', 64);
+      const attempt = { account: address, address: client };
+      await throttled(throttle, attempt);
       const passwordHash = await hashPassword(secret);
       try {
-        return await prisma.$transaction(async (tx) => {
+        const registered = await prisma.$transaction(async (tx) => {
           const account = await tx.account.create({
             data: { email: address, passwordHash, displayName, kind: 'full' },
           });
@@ -58,6 +73,8 @@ export function developerAccounts(prisma: PrismaClient) {
           await audit(tx, actor, 'account.register', { type: 'account', id: account.id });
           return account;
         });
+        await forgiven(throttle, attempt);
+        return registered;
       } catch (error) {
         if (isUniqueViolation(error)) {
           refuse('EMAIL_TAKEN', 'An account with this e-mail address exists. Sign in instead.');
@@ -66,15 +83,22 @@ export function developerAccounts(prisma: PrismaClient) {
       }
     },
 
-    /** The account these credentials open, if it may use the console; otherwise a refusal. */
-    async authenticate(input: unknown): Promise<Account> {
+    /**
+     * The account these credentials open, if it may use the console; otherwise a refusal. Each
+     * attempt counts on the throttle before any lookup, so a locked one costs no password check
+     * and known and unknown e-mail addresses are answered alike.
+     */
+    async authenticate(input: unknown, { address: client }: Requester): Promise<Account> {
       const body = knownFields(input, ['email', 'password']);
       const address = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
       const secret = typeof body.password === 'string' ? body.password : '';
+      const attempt = { account: address, address: client };
+      await throttled(throttle, attempt);
       const account = address ? await prisma.account.findUnique({ where: { email: address } }) : null;
       // The same work whether or not the account exists: timing does not say which e-mails are known.
       const valid = await verifyPassword(secret, account?.passwordHash ?? (await decoyHash()));
       if (!account || !valid) refuse('INVALID_CREDENTIALS', 'The e-mail or the password is wrong.');
+      await throttle.succeeded(attempt);
       return usable(account);
     },
 

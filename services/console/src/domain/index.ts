@@ -5,6 +5,7 @@ import { appDirectory } from '@devplat/apps';
 import { type Config, cookieHosts } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import { signInThrottle } from '@devplat/throttle';
 import { developerAccounts } from './accounts.ts';
 import { developerApps } from './apps.ts';
 import { sandboxPlayers } from './players.ts';
@@ -13,12 +14,12 @@ import { consoleSessions } from './sessions.ts';
 export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore) {
   return {
     sessions: consoleSessions(store),
-    accounts: developerAccounts(prisma),
+    accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
     apps: developerApps(prisma, appDirectory(prisma, store), {
       webhooks: config.webhooks,
       reservedHosts: cookieHosts(config),
     }),
-    players: sandboxPlayers(prisma),
+    players: sandboxPlayers(prisma, signInThrottle(store, 'player-create', config.signIn)),
   };
 }
 export type ConsoleDomain = ReturnType<typeof consoleDomain>;

@@ -3,7 +3,8 @@
 import type { PlayerView } from '@devplat/contract';
 import { type Actor, audit, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
-import { refuse } from './refusals.ts';
+import type { SignInThrottle } from '@devplat/throttle';
+import { forgiven, refuse, throttled } from './refusals.ts';
 import { knownFields, optionalText, password, username } from './rules.ts';
 
 export type { PlayerView };
@@ -16,24 +17,33 @@ export const playerView = (player: SandboxPlayer): PlayerView => ({
   created_at: player.createdAt.toISOString(),
 });
 
-export function sandboxPlayers(prisma: PrismaClient) {
+/**
+ * Usernames are unique across the sandbox (players sign in by username alone), so a taken one is
+ * named; each taken username counts on the developer's throttle like a wrong password, so creating
+ * players is no faster a way to learn usernames than guessing at sign-in.
+ */
+export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
     list: (accountId: string) => prisma.sandboxPlayer.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } }),
 
-    async create(actor: Actor, input: unknown): Promise<SandboxPlayer> {
+    async create(actor: Actor, input: unknown, address: string): Promise<SandboxPlayer> {
       const body = knownFields(input, ['username', 'password', 'display_name']);
       const name = username(body.username);
       const secret = password(body.password, 8);
       const displayName = optionalText(body.display_name, 'display_name', 64);
+      const attempt = { account: actor.accountId, address };
+      await throttled(throttle, attempt);
       const passwordHash = await hashPassword(secret);
       try {
-        return await prisma.$transaction(async (tx) => {
+        const created = await prisma.$transaction(async (tx) => {
           const player = await tx.sandboxPlayer.create({
             data: { accountId: actor.accountId, username: name, passwordHash, displayName },
           });
           await audit(tx, actor, 'player.create', { type: 'sandbox_player', id: player.id });
           return player;
         });
+        await forgiven(throttle, attempt);
+        return created;
       } catch (error) {
         if ((error as { code?: string })?.code === 'P2002') {
           refuse('USERNAME_TAKEN', `The username ${name} is taken. Choose another.`);

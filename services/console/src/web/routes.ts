@@ -18,11 +18,12 @@ import {
   sessionFormValid,
 } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
-import type { SignedIn } from '../domain/accounts.ts';
+import type { Requester, SignedIn } from '../domain/accounts.ts';
 import { appView } from '../domain/apps.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { ConsoleRefusal } from '../domain/refusals.ts';
+import { retryAfter } from '../doors.ts';
 import { appPage, appsPage, type Frame, newAppPage, playersPage, registerPage, signInPage } from './pages.ts';
 
 type Form = Awaited<ReturnType<typeof readFormWithLists>>;
@@ -78,10 +79,12 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   };
   const takeNotice = (ctx: Context) => sessions.store.takeNotice(who(ctx).token);
   /** A refusal of the developer's input shows the form again with the reason. */
-  const refused = (error: unknown) => {
+  const refused = (ctx: Context, error: unknown) => {
     if (!(error instanceof ConsoleRefusal)) throw error;
+    ctx.set(retryAfter(error));
     return { status: problemCodes[error.code].status, reason: error.message };
   };
+  const requester = (ctx: Context): Requester => ({ requestId: ctx.state.requestId, address: ctx.ip });
 
   route('/', { GET: async (ctx) => ctx.redirect((await current(ctx)) ? '/apps' : '/signin') });
 
@@ -91,10 +94,10 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       const { fields } = await readFormWithLists(ctx, []);
       checkAnonymousCsrf(ctx, fields.csrf);
       try {
-        const account = await accounts.authenticate({ email: fields.email, password: fields.password });
+        const account = await accounts.authenticate({ email: fields.email, password: fields.password }, requester(ctx));
         await startSession(ctx, account.id);
       } catch (error) {
-        const { status, reason } = refused(error);
+        const { status, reason } = refused(ctx, error);
         sendPage(ctx, status, signInPage(frame(null, 'Sign in', { error: reason }), csrf.issue(ctx), fields.email));
       }
     },
@@ -107,10 +110,10 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       checkAnonymousCsrf(ctx, fields.csrf);
       const input = { email: fields.email, password: fields.password, display_name: fields.display_name };
       try {
-        const account = await accounts.register(input, ctx.state.requestId);
+        const account = await accounts.register(input, requester(ctx));
         await startSession(ctx, account.id);
       } catch (error) {
-        const { status, reason } = refused(error);
+        const { status, reason } = refused(ctx, error);
         sendPage(ctx, status, registerPage(frame(null, 'Register', { error: reason }), csrf.issue(ctx), input));
       }
     },
@@ -153,7 +156,7 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
         const view = frame(who(ctx), app.name, { notice: `Created ${app.name}.` });
         sendPage(ctx, 201, appPage(view, who(ctx).session.csrf, appView(app), { newSecret: clientSecret, deliveries }));
       } catch (error) {
-        const { status, reason } = refused(error);
+        const { status, reason } = refused(ctx, error);
         const view = frame(who(ctx), 'Create app', { error: reason });
         sendPage(ctx, status, newAppPage(view, who(ctx).session.csrf, values));
       }
@@ -217,10 +220,10 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       const { fields } = form(ctx);
       const input = { username: fields.username, password: fields.password, display_name: fields.display_name };
       try {
-        const player = await players.create(actor(ctx), input);
+        const player = await players.create(actor(ctx), input, ctx.ip);
         await done(ctx, '/players', `Created the sandbox player ${player.username}.`);
       } catch (error) {
-        const { status, reason } = refused(error);
+        const { status, reason } = refused(ctx, error);
         const view = frame(who(ctx), 'Sandbox players', { error: reason });
         sendPage(ctx, status, playersPage(view, who(ctx).session.csrf, await playerList(ctx), input));
       }

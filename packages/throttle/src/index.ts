@@ -1,0 +1,8 @@
+export {
+  type Locked,
+  type SignInAttempt,
+  type SignInThrottle,
+  signInThrottle,
+  type ThrottleSettings,
+} from './throttle.ts';
+export { waitInWords } from './words.ts';
