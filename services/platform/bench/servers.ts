@@ -38,7 +38,7 @@ async function benchPlatform() {
     LOG_LEVEL: 'warn',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'devplat-bench-')),
     BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
-    PLAYER_CLIENT_URL: `http://127.0.0.1:${await freePort()}`,
+    PLAYER_CLIENT_URL: `http://127.0.0.2:${await freePort()}`,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
   });
