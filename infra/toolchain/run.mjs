@@ -6,9 +6,10 @@
 // `npm start`, `npm test` and `npm run <task>` work on a fresh machine.
 //
 //   node infra/toolchain/run.mjs <task> [args...]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -96,9 +97,22 @@ if (!(task in tasks)) {
 ensureToolchain();
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: '' };
 ensureDependencies(env);
-// The task decides how to stop on Ctrl-C or SIGTERM; this process waits for its exit code.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {});
+// The task decides how to stop: a signal sent to this wrapper alone (a supervisor's SIGTERM) is
+// passed on to it, and this process exits with the task's own code once it has stopped.
 const [command, ...fixed] = tasks[task];
-process.exit(
-  run(command === 'node' ? join(bin, 'node') : join(root, command), [...fixed, ...args], { cwd: root, env }),
-);
+const child = spawn(command === 'node' ? join(bin, 'node') : join(root, command), [...fixed, ...args], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+// Ctrl-C reaches the whole foreground process group, the task included, so SIGINT is not passed on
+// (the task would get it twice); SIGTERM and SIGHUP come to this process alone.
+process.on('SIGINT', () => {});
+for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+child.once('error', (error) => {
+  say(`could not run ${task}: ${error.message}`);
+  process.exit(1);
+});
+child.once('exit', (code, signal) => {
+  process.exit(code ?? 128 + (constants.signals[signal] ?? 0));
+});

@@ -70,6 +70,16 @@ describe('the one-process platform on embedded defaults', () => {
     await started.stop();
   });
 
+  test("the npm wrapper passes a supervisor's SIGTERM to the platform and exits with its code", async () => {
+    const { port, env } = await listeners('wrapper-signal');
+    const started = await startProcess(process.execPath, ['infra/toolchain/run.mjs', 'start'], env, ready);
+    const exited = new Promise<number | null>((resolve) => started.child.once('exit', (code) => resolve(code)));
+    // To the wrapper alone, as a container runtime or a supervisor sends it: not to its group.
+    process.kill(started.child.pid as number, 'SIGTERM');
+    assert.equal(await exited, 0);
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/developer/v1/status`), 'the platform has stopped');
+  });
+
   test('a port already in use is reported in one line', async () => {
     const { env } = await listeners('busy');
     const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiVersion } from '@devplat/contract';
 import { newRequestId } from './headers.ts';
@@ -8,7 +8,17 @@ export interface RunningServer {
   server: Server;
   /** http://host:port of the listening socket. */
   origin: string;
-  close(): Promise<void>;
+  /**
+   * Drains: stops accepting, closes idle keep-alive connections at once and every busy one after its
+   * current answer (sent with `Connection: close`), and resolves when none is left. Past
+   * `timeoutMs` (default 10 s) it closes what remains and says how many requests it cut.
+   */
+  close(options?: { timeoutMs?: number }): Promise<Drained>;
+}
+
+export interface Drained {
+  /** Requests still unanswered when the timeout cut their connections. */
+  cut: number;
 }
 
 // Requests Node rejects before any middleware runs (oversized headers, broken HTTP, a request
@@ -46,11 +56,42 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 export function listen(listener: RequestListener, host: string, port: number): Promise<RunningServer> {
-  const server = createServer(
-    { requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
-    listener,
-  );
+  const server = createServer({
+    requestTimeout: 30_000,
+    headersTimeout: 10_000,
+    keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: 1_000,
+  });
+  // Registered before the app's listener, so a drain can still ask for Connection: close on every
+  // answer whose headers are not written yet.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  server.on('request', (_request, response: ServerResponse) => {
+    inFlight.add(response);
+    if (draining) response.shouldKeepAlive = false;
+    response.once('close', () => {
+      inFlight.delete(response);
+      // Its connection may be idle now: a draining server lets it go.
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  server.on('request', listener);
   server.on('clientError', answerClientError);
+  const drain = (timeoutMs: number) =>
+    new Promise<Drained>((done) => {
+      draining = true;
+      for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+      const deadline = setTimeout(() => {
+        const cut = inFlight.size;
+        server.closeAllConnections();
+        done({ cut });
+      }, timeoutMs);
+      server.close(() => {
+        clearTimeout(deadline);
+        done({ cut: 0 });
+      });
+      server.closeIdleConnections();
+    });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -60,11 +101,7 @@ export function listen(listener: RequestListener, host: string, port: number): P
       resolve({
         server,
         origin: `http://${shownHost}:${address.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
+        close: ({ timeoutMs = 10_000 } = {}) => drain(timeoutMs),
       });
     });
   });

@@ -36,5 +36,10 @@ export async function startApi(
     ...(options.tokens ? { tokens: options.tokens } : {}),
   });
   const server = await listen(app.callback(), '127.0.0.1', 0);
-  return { base: `${server.origin}/developer/v1`, origin: server.origin, config, close: server.close };
+  return {
+    base: `${server.origin}/developer/v1`,
+    origin: server.origin,
+    config,
+    close: async () => void (await server.close()),
+  };
 }
