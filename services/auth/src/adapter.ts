@@ -46,13 +46,26 @@ export interface StoreFamilies {
 // Consumed markers are not filed under their grant and never deleted, only expire: a request that
 // loaded a code or refresh token before its grant was revoked must still find it consumed, or it
 // could redeem it once more.
+//
+// The provider revokes a grant through every model's adapter at once (a replay, a revocation): those
+// concurrent calls share one revocation, so one consent update runs, and a failure answers all of
+// them; none is left to commit after the client was told 503.
 export function storeFamilies(store: KeyValueStore, hooks: AdapterHooks): StoreFamilies {
+  const revoking = new Map<string, Promise<void>>();
+  const revoke = async (grantId: string) => {
+    await hooks.grantRevoked(grantId);
+    const keys = await store.members(grantKey(grantId));
+    await store.delete([...keys, grantKey(grantId)]);
+  };
   return {
     index: (grantId, key, ttlSeconds) => store.addToSet(grantKey(grantId), key, ttlSeconds),
-    async revoke(grantId) {
-      await hooks.grantRevoked(grantId);
-      const keys = await store.members(grantKey(grantId));
-      await store.delete([...keys, grantKey(grantId)]);
+    revoke(grantId) {
+      let pending = revoking.get(grantId);
+      if (!pending) {
+        pending = revoke(grantId).finally(() => revoking.delete(grantId));
+        revoking.set(grantId, pending);
+      }
+      return pending;
     },
   };
 }

@@ -16,6 +16,29 @@ function setup() {
 }
 
 describe('storage adapter', () => {
+  test("the provider's concurrent revocations of one grant share one consent update, and its failure", async () => {
+    const store = memoryStore();
+    let updates = 0;
+    let fail = true;
+    const families = storeFamilies(store, {
+      grantRevoked: async () => {
+        updates += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (fail) throw new Error('PostgreSQL failed');
+      },
+    });
+    // What oidc-provider does on a replay: revokeByGrantId on every model at once.
+    const results = await Promise.allSettled([families.revoke('g9'), families.revoke('g9'), families.revoke('g9')]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
+    assert.equal(updates, 1, 'no second update is left running after the first failed');
+    fail = false;
+    await Promise.all([families.revoke('g9'), families.revoke('g9')]);
+    assert.equal(updates, 2, 'a retry after the failure runs the update again, once');
+  });
+
   test('of two requests that loaded one code, the one that consumes second loses, even after the grant was revoked in between', async () => {
     const { codes, grants, revoked } = setup();
     await grants.upsert('g1', { jti: 'g1' }, 60);
