@@ -19,4 +19,5 @@ export * from './generated/enums.ts';
 export { groupCommit } from './group-commit.ts';
 export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
+export { schemaVersionProblem } from './schema-version.ts';
 export { seedRegistry } from './seed.ts';

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { applyMigrations, diffSchemaAgainstMigrations, seedRegistry } from '../src/index.ts';
+import { applyMigrations, diffSchemaAgainstMigrations, schemaVersionProblem, seedRegistry } from '../src/index.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -32,6 +32,32 @@ describe('migrations', () => {
 
   test('applying them again changes nothing', async () => {
     assert.deepEqual(await applyMigrations(database.adapter), []);
+  });
+
+  test("the schema version check says whether the database is this build's, and which way it is not", async () => {
+    assert.equal(await schemaVersionProblem(database.query), null);
+    const [last] = await database.query<{ migration_name: string }>(
+      'SELECT migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',
+      [],
+    );
+    const name = last?.migration_name as string;
+    await database.query('UPDATE _prisma_migrations SET rolled_back_at = now() WHERE migration_name = $1', [name]);
+    assert.equal(
+      await schemaVersionProblem(database.query),
+      `older schema than this build: pending migrations ${name} (run db:migrate)`,
+    );
+    await database.query('UPDATE _prisma_migrations SET rolled_back_at = NULL WHERE migration_name = $1', [name]);
+    await database.query(
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+       VALUES ('future', 'x', '29991231000000_from_a_newer_release', now(), now(), 1)`,
+      [],
+    );
+    assert.equal(
+      await schemaVersionProblem(database.query),
+      'newer schema than this build: unknown migrations 29991231000000_from_a_newer_release',
+    );
+    await database.query("DELETE FROM _prisma_migrations WHERE id = 'future'", []);
+    assert.equal(await schemaVersionProblem(database.query), null);
   });
 });
 

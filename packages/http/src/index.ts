@@ -8,6 +8,7 @@ export * from './headers.ts';
 export * from './html.ts';
 export * from './layout.ts';
 export * from './logger.ts';
+export * from './management.ts';
 export * from './pages.ts';
 export * from './problem.ts';
 export * from './routes.ts';

@@ -53,6 +53,7 @@ export function memoryStore(): KeyValueStore {
       const value = live(key)?.value;
       return value instanceof Set ? [...value] : [];
     },
+    ping: async () => {},
     ready: async () => {},
     close: async () => {
       clearInterval(sweep);

@@ -71,6 +71,7 @@ export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: Redi
         if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
       }),
     members: (key) => guard(() => redis.smembers(key)),
+    ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {
       if (redis.status === 'ready') return;
       await new Promise<void>((resolve) => {

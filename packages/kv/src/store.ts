@@ -13,6 +13,8 @@ export interface KeyValueStore {
   /** Adds a member to a set, keeping the set at least ttlSeconds longer. */
   addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
   members(key: string): Promise<string[]>;
+  /** One round trip to the store (readiness); rejects like any command when it does not answer. */
+  ping(): Promise<void>;
   /** Resolves once the store can take commands, or after timeoutMs (requests then fail closed). */
   ready(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;

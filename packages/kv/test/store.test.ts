@@ -49,6 +49,10 @@ for (const [name, open] of stores) {
       assert.deepEqual((await store.members('s')).sort(), ['x', 'y']);
       assert.deepEqual(await store.members('nothing'), []);
     });
+
+    test('ping answers while the store does', async () => {
+      await store.ping();
+    });
   });
 }
 
@@ -73,6 +77,7 @@ describe('an unreachable Redis', () => {
       const started = Date.now();
       await assert.rejects(store.getMany(['a']), DependencyUnavailableError);
       await assert.rejects(store.putIfAbsent('a', '1', 1), DependencyUnavailableError);
+      await assert.rejects(store.ping(), DependencyUnavailableError);
       assert.ok(Date.now() - started < 3_000);
     } finally {
       await store.close();

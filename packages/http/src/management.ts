@@ -1,0 +1,91 @@
+// The management listener every process opens on its own port (never a public one): /livez says
+// the process runs, /readyz whether it should get traffic (each dependency answering within a
+// bound, and not draining), /metrics the Prometheus text of its registry.
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { apiApp } from './api-app.ts';
+import type { Logger } from './logger.ts';
+import { operation } from './routes.ts';
+
+/** One thing readiness needs: resolves when it holds, rejects (its message the reason) otherwise. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<void>;
+}
+
+export interface ManagementOptions {
+  logger: Logger;
+  checks: ReadinessCheck[];
+  /** A check that has not answered by then counts as failed. */
+  checkTimeoutMs: number;
+  /** The process's metrics; a registry with Node's default process metrics when absent. */
+  registry?: Registry;
+}
+
+export interface Management {
+  app: Koa;
+  registry: Registry;
+  /** From now on /readyz answers 503 draining: load balancers stop sending traffic. */
+  drain(): void;
+}
+
+function bounded(check: ReadinessCheck, timeoutMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`did not answer within ${timeoutMs} ms`), timeoutMs);
+  });
+  const answered = check.check().then(
+    () => 'ok',
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  return Promise.race([answered, late]).finally(() => clearTimeout(timer));
+}
+
+export function processRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export function managementApp({
+  logger,
+  checks,
+  checkTimeoutMs,
+  registry = processRegistry(),
+}: ManagementOptions): Management {
+  let draining = false;
+  const router = new Router({ strict: true, sensitive: true });
+  operation(router, '/livez', {
+    GET: (ctx) => {
+      ctx.body = { status: 'alive' };
+    },
+  });
+  operation(router, '/readyz', {
+    GET: async (ctx) => {
+      if (draining) {
+        ctx.status = 503;
+        ctx.body = { status: 'draining', checks: {} };
+        return;
+      }
+      const results = await Promise.all(checks.map((check) => bounded(check, checkTimeoutMs)));
+      const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
+      const ready = results.every((result) => result === 'ok');
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? 'ready' : 'not_ready', checks: answers };
+    },
+  });
+  operation(router, '/metrics', {
+    GET: async (ctx) => {
+      ctx.type = registry.contentType;
+      ctx.body = await registry.metrics();
+    },
+  });
+  return {
+    app: apiApp({ logger }, router),
+    registry,
+    drain: () => {
+      draining = true;
+    },
+  };
+}
