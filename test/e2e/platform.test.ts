@@ -15,7 +15,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 
 // The whole environment (npm finds its registry settings through it), less what would steer the
 // processes under test.
-const baseEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn' };
+const baseEnv: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn', MANAGEMENT_PORT: '0' };
 for (const name of ['DATABASE_URL', 'REDIS_URL', 'PORT', 'BASE_URL', 'DATA_DIR', 'NODE_TEST_CONTEXT'])
   delete baseEnv[name];
 const ready = /Developer Platform is ready/;

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { generateSigningKey } from '@devplat/config';
+
 // Settings a production deployment must carry, for tests that start one.
 export const productionEnv: Record<string, string> = {
   DEVELOPER_PLATFORM_ENVIRONMENT: 'production',
@@ -9,4 +12,14 @@ export const productionEnv: Record<string, string> = {
   BASE_URL: 'https://api.example.test/developer/v1',
   PLAYER_CLIENT_URL: 'https://play.example.test',
   CONSOLE_URL: 'https://console.example.test',
+};
+
+/**
+ * Secrets every process of one test shares, as replicas must wherever REDIS_URL is set: real
+ * keys, made once per test process.
+ */
+export const sharedSecrets: Record<string, string> = {
+  SIGNING_KEYS: JSON.stringify({ keys: [generateSigningKey()] }),
+  PAIRWISE_SECRET: randomBytes(32).toString('base64url'),
+  COOKIE_KEYS: randomBytes(32).toString('base64url'),
 };

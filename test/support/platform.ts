@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@devplat/config';
 import { type RunningPlatform, startPlatform } from '@devplat/platform';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { sharedSecrets } from './env.ts';
 import { freePort } from './process.ts';
 
 export interface TestPlatform {
@@ -54,8 +55,9 @@ export async function startTestPlatform(
     // Each test platform keeps its own Redis keys: sign-in throttles count per client address, and
     // every test signs in from 127.0.0.1.
     ...(process.env.REDIS_URL
-      ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `devplat-test:${randomUUID()}:` }
+      ? { REDIS_URL: process.env.REDIS_URL, REDIS_KEY_PREFIX: `devplat-test:${randomUUID()}:`, ...sharedSecrets }
       : {}),
+    MANAGEMENT_PORT: '0',
     ...env,
   });
   const ownConnections = platformDatabaseUrl !== database.url;

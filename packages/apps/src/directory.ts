@@ -7,6 +7,7 @@
 // Concurrent lookups share their counter reads (groupCommit): one MGET per event-loop turn.
 import { groupCommit, type PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import { type Metrics, observedBatch } from '@devplat/metrics';
 import { findUsableApp, type UsableApp } from './usable-app.ts';
 
 const versionKey = (clientId: string) => `app-version:${clientId}`;
@@ -20,9 +21,9 @@ export interface AppDirectory {
   changed(clientId: string): Promise<void>;
 }
 
-export function appDirectory(prisma: PrismaClient, store: KeyValueStore): AppDirectory {
+export function appDirectory(prisma: PrismaClient, store: KeyValueStore, metrics?: Metrics): AppDirectory {
   const cache = new Map<string, { version: string | null; app: UsableApp; until: number }>();
-  const readVersion = groupCommit((keys: string[]) => store.getMany(keys));
+  const readVersion = groupCommit(observedBatch(metrics, 'app_directory', (keys: string[]) => store.getMany(keys)));
   return {
     async find(clientId) {
       const version = (await readVersion(versionKey(clientId))) ?? null;

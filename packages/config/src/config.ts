@@ -1,4 +1,5 @@
 // Every setting of the platform, read from the environment and validated once at start.
+import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,14 +35,45 @@ export interface Config {
   dataDir: string;
   /** HOST: the address every listener binds; null binds each to its URL's loopback (listenHost). */
   host: string | null;
-  /** The listen port of a service started alone; null means the port of its public URL. */
+  /** The listen port of {base_url}'s listener (PORT); null means the port of BASE_URL. */
   port: number | null;
+  /** Every other listener's port, each apart from its URL (by default the URL's own port). */
+  ports: ListenerPorts;
+  /** Graceful drain on SIGTERM. */
+  shutdown: ShutdownSettings;
   logLevel: LogLevel;
   /** Raw secret settings, validated for shape; see secrets.ts for their use. */
   secretSettings: SecretSettings;
   webhooks: WebhookSettings;
   signIn: SignInSettings;
 }
+
+export interface ListenerPorts {
+  playerClient: number;
+  console: number;
+  mock: number;
+  authInternal: number;
+  /** MANAGEMENT_PORT: /livez, /readyz and /metrics; null means the service's own default, 0 any free port. */
+  management: number | null;
+}
+
+export interface ShutdownSettings {
+  /** After SIGTERM, how long readiness says draining before the listeners stop accepting. */
+  delayMs: number;
+  /** After SIGTERM, how long the whole drain may take before the process exits anyway. */
+  timeoutMs: number;
+}
+
+/** The management port of each process when MANAGEMENT_PORT is unset. */
+export const defaultManagementPorts = {
+  platform: 9080,
+  api: 9081,
+  auth: 9082,
+  console: 9083,
+  worker: 9084,
+  mock: 9085,
+} as const;
+export type ServiceName = keyof typeof defaultManagementPorts;
 
 /** Password-guessing throttle of player and console sign-in (per account; per address four times as many). */
 export interface SignInSettings {
@@ -97,9 +129,35 @@ export const defaultTimeouts = { databaseMs: 3_000, redisMs: 2_000 } as const;
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-function read(env: Env, name: string): string | null {
-  const value = env[name];
+function present(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+function read(env: Env, name: string): string | null {
+  return present(env[name]);
+}
+
+/**
+ * A setting that may also come from a file, as Kubernetes and Docker mount secrets: NAME, or the
+ * contents of the file NAME_FILE names (surrounding whitespace trimmed), not both.
+ */
+function readSecret(env: Env, name: string): string | null {
+  const value = read(env, name);
+  const file = read(env, `${name}_FILE`);
+  if (file === null) return value;
+  if (value !== null) throw new ConfigError(name, `and ${name}_FILE are both set; set one of them`);
+  let contents: string;
+  try {
+    contents = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `${name}_FILE`,
+      `names a file that cannot be read (${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const secret = present(contents);
+  if (secret === null) throw new ConfigError(`${name}_FILE`, `names an empty file (${file})`);
+  return secret;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -194,7 +252,7 @@ function apiBase(env: Env, name: string, fallback: string, requireHttps: boolean
 }
 
 function connectionUrl(env: Env, name: string, protocols: string[]): string | null {
-  const value = read(env, name);
+  const value = readSecret(env, name);
   if (value === null) return null;
   let protocol: string;
   try {
@@ -206,12 +264,13 @@ function connectionUrl(env: Env, name: string, protocols: string[]): string | nu
   return value;
 }
 
-function port(env: Env, name: string): number | null {
+/** A port number; `lowest` 0 allows 0, any free port (the process prints the one it got). */
+function port(env: Env, name: string, lowest = 1): number | null {
   const value = read(env, name);
   if (value === null) return null;
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1 || number > 65535) {
-    throw new ConfigError(name, `must be a port number from 1 to 65535 (got "${value}")`);
+  if (!/^\d+$/.test(value) || number < lowest || number > 65535) {
+    throw new ConfigError(name, `must be a port number from ${lowest} to 65535 (got "${value}")`);
   }
   return number;
 }
@@ -240,15 +299,27 @@ function webhookSettings(env: Env, environment: Environment): WebhookSettings {
   };
 }
 
-function secretSettings(env: Env, production: boolean): SecretSettings {
+/**
+ * The secrets every process must share once several share state: without them each would
+ * generate its own, and two auth replicas would sign with different keys and give one player two
+ * different subs. Only the one-process embedded default (no REDIS_URL) generates them.
+ */
+function secretSettings(env: Env, production: boolean, shared: boolean): SecretSettings {
   const settings = {
-    signingKeys: read(env, 'SIGNING_KEYS'),
-    pairwiseSecret: read(env, 'PAIRWISE_SECRET'),
-    cookieKeys: read(env, 'COOKIE_KEYS'),
+    signingKeys: readSecret(env, 'SIGNING_KEYS'),
+    pairwiseSecret: readSecret(env, 'PAIRWISE_SECRET'),
+    cookieKeys: readSecret(env, 'COOKIE_KEYS'),
   };
   const names = { signingKeys: 'SIGNING_KEYS', pairwiseSecret: 'PAIRWISE_SECRET', cookieKeys: 'COOKIE_KEYS' };
   for (const key of Object.keys(names) as (keyof SecretSettings)[]) {
-    if (production && settings[key] === null) throw new ConfigError(names[key], 'is required in production');
+    if (settings[key] !== null) continue;
+    if (production) throw new ConfigError(names[key], 'is required in production');
+    if (shared) {
+      throw new ConfigError(
+        names[key],
+        'is required whenever REDIS_URL is set: processes that share state must share their secrets (README → Operating says how to make them)',
+      );
+    }
   }
   if (settings.pairwiseSecret !== null && settings.pairwiseSecret.length < 32) {
     throw new ConfigError('PAIRWISE_SECRET', 'must be at least 32 characters');
@@ -294,35 +365,58 @@ export function urlPort(url: URL): number | null {
   return url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : null;
 }
 
-/** The ports of the platform's own URLs and its PORT setting, each once. */
+/** The ports of the platform's own URLs and listeners, each once. */
 function listenerPorts(config: Config): number[] {
   const urls = [config.baseUrl, config.playerClientUrl, config.consoleUrl, config.mockBaseUrl, config.authInternalUrl];
-  const ports = [...urls.map((url) => urlPort(url) as number), ...(config.port === null ? [] : [config.port])];
+  const { management, ...listeners } = config.ports;
+  const ports = [
+    ...urls.map((url) => urlPort(url) as number),
+    ...Object.values(listeners),
+    ...(config.port === null ? [] : [config.port]),
+    ...(management === null ? Object.values(defaultManagementPorts) : management === 0 ? [] : [management]),
+  ];
   return [...new Set(ports)];
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const environment = oneOf(env, 'DEVELOPER_PLATFORM_ENVIRONMENT', environments, 'sandbox');
   const production = environment === 'production';
+  const redisUrl = connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const playerClientUrl = cookieOrigin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.2:8081', production);
+  const consoleUrl = cookieOrigin(env, 'CONSOLE_URL', 'http://127.0.0.3:8082', production);
+  const mockBaseUrl = apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false);
+  const authInternalUrl = origin(env, 'AUTH_INTERNAL_URL', 'http://127.0.0.1:8084', false);
+  const shutdownTimeoutMs = integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100, 600_000);
   const config: Config = {
     environment,
     platformEnabled: flag(env, 'DEVELOPER_PLATFORM_ENABLED', !production),
     baseUrl: apiBase(env, 'BASE_URL', 'http://127.0.0.1:8080/developer/v1', production),
-    playerClientUrl: cookieOrigin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.2:8081', production),
-    consoleUrl: cookieOrigin(env, 'CONSOLE_URL', 'http://127.0.0.3:8082', production),
-    mockBaseUrl: apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false),
-    authInternalUrl: origin(env, 'AUTH_INTERNAL_URL', 'http://127.0.0.1:8084', false),
+    playerClientUrl,
+    consoleUrl,
+    mockBaseUrl,
+    authInternalUrl,
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
     databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl,
     redisKeyPrefix: read(env, 'REDIS_KEY_PREFIX') ?? 'devplat:',
     databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
     dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
     host: read(env, 'HOST'),
     port: port(env, 'PORT'),
+    ports: {
+      playerClient: port(env, 'PLAYER_CLIENT_PORT') ?? (urlPort(playerClientUrl) as number),
+      console: port(env, 'CONSOLE_PORT') ?? (urlPort(consoleUrl) as number),
+      mock: port(env, 'MOCK_PORT') ?? (urlPort(mockBaseUrl) as number),
+      authInternal: port(env, 'AUTH_INTERNAL_PORT') ?? (urlPort(authInternalUrl) as number),
+      management: port(env, 'MANAGEMENT_PORT', 0),
+    },
+    shutdown: {
+      delayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5_000, 0, shutdownTimeoutMs),
+      timeoutMs: shutdownTimeoutMs,
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
-    secretSettings: secretSettings(env, production),
+    secretSettings: secretSettings(env, production, redisUrl !== null),
     webhooks: webhookSettings(env, environment),
     signIn: {
       attempts: integer(env, 'SIGN_IN_ATTEMPTS', 5, 1, 100),

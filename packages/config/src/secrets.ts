@@ -1,7 +1,7 @@
-// The platform's secrets: signing keys, the pairwise-subject key and cookie keys. In production
-// they come from the environment (loadConfig requires them there); in development whatever is
-// not set is generated once and kept in DATA_DIR/secrets.json, so tokens and sessions survive a
-// restart.
+// The platform's secrets: signing keys, the pairwise-subject key and cookie keys. In production,
+// and wherever REDIS_URL is set (several processes share state), they come from the environment
+// (loadConfig requires them there); only the one-process embedded default generates what is not
+// set, once, and keeps it in DATA_DIR/secrets.json, so tokens and sessions survive a restart.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,7 +48,9 @@ function fromSettings(config: Config): Partial<Secrets> {
 export function resolveSecrets(config: Config): Secrets {
   const given = fromSettings(config);
   if (given.signingKeys && given.pairwiseSecret && given.cookieKeys) return given as Secrets;
-  if (config.environment === 'production') throw new Error('production secrets must come from the environment');
+  if (config.environment === 'production' || config.redisUrl !== null) {
+    throw new Error('shared secrets must come from the environment');
+  }
   const file = join(config.dataDir, 'secrets.json');
   const stored: Partial<Secrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const generated: Secrets = {

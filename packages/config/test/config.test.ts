@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { productionEnv } from '@devplat/test/env';
+import { productionEnv, sharedSecrets } from '@devplat/test/env';
 import { ConfigError, cookieHosts, listenHost, loadConfig } from '../src/index.ts';
 
 function refusal(env: Record<string, string>): ConfigError {
@@ -129,6 +132,91 @@ describe('configuration', () => {
       assert.equal(refusal(env).variable, variable);
     });
   }
+
+  for (const variable of ['SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS']) {
+    for (const environment of ['sandbox', 'staging']) {
+      test(`${variable} is required in ${environment} whenever REDIS_URL is set (processes share state)`, () => {
+        const env: Record<string, string> = {
+          ...sharedSecrets,
+          DEVELOPER_PLATFORM_ENVIRONMENT: environment,
+          REDIS_URL: 'redis://127.0.0.1:6379',
+        };
+        delete env[variable];
+        const error = refusal(env);
+        assert.equal(error.variable, variable);
+        assert.match(error.message, /is required whenever REDIS_URL is set/);
+      });
+    }
+  }
+
+  test('without REDIS_URL (one process) the secrets may be left to be generated', () => {
+    assert.equal(loadConfig({}).secretSettings.signingKeys, null);
+  });
+
+  test('every secret, DATABASE_URL and REDIS_URL also read from NAME_FILE, trimmed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devplat-config-'));
+    const file = (name: string, value: string) => {
+      writeFileSync(join(dir, name), `${value}\n`);
+      return join(dir, name);
+    };
+    const config = loadConfig({
+      SIGNING_KEYS_FILE: file('keys', sharedSecrets.SIGNING_KEYS as string),
+      PAIRWISE_SECRET_FILE: file('pairwise', sharedSecrets.PAIRWISE_SECRET as string),
+      COOKIE_KEYS_FILE: file('cookies', sharedSecrets.COOKIE_KEYS as string),
+      DATABASE_URL_FILE: file('database', 'postgresql://db.internal/platform'),
+      REDIS_URL_FILE: file('redis', 'redis://redis.internal:6379'),
+    });
+    assert.equal(config.secretSettings.signingKeys, sharedSecrets.SIGNING_KEYS);
+    assert.equal(config.secretSettings.pairwiseSecret, sharedSecrets.PAIRWISE_SECRET);
+    assert.equal(config.secretSettings.cookieKeys, sharedSecrets.COOKIE_KEYS);
+    assert.equal(config.databaseUrl, 'postgresql://db.internal/platform');
+    assert.equal(config.redisUrl, 'redis://redis.internal:6379');
+
+    assert.match(
+      refusal({ PAIRWISE_SECRET: 'p'.repeat(32), PAIRWISE_SECRET_FILE: file('p2', 'q'.repeat(32)) }).message,
+      /^PAIRWISE_SECRET and PAIRWISE_SECRET_FILE are both set/,
+    );
+    const missing = refusal({ COOKIE_KEYS_FILE: join(dir, 'absent') });
+    assert.equal(missing.variable, 'COOKIE_KEYS_FILE');
+    assert.match(missing.message, /cannot be read .*ENOENT/);
+    assert.equal(refusal({ COOKIE_KEYS_FILE: file('empty', '') }).variable, 'COOKIE_KEYS_FILE');
+    const short = refusal({ PAIRWISE_SECRET_FILE: file('short', 'hunter2-secret') });
+    assert.equal(short.variable, 'PAIRWISE_SECRET');
+    assert.ok(!short.message.includes('hunter2'), 'a secret read from a file is never echoed either');
+  });
+
+  test("every listener's port can be set apart from its URL; management and drain settings", () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(defaults.ports, {
+      playerClient: 8081,
+      console: 8082,
+      mock: 8083,
+      authInternal: 8084,
+      management: null,
+    });
+    assert.deepEqual(defaults.shutdown, { delayMs: 5_000, timeoutMs: 25_000 });
+    const config = loadConfig({
+      PLAYER_CLIENT_URL: 'https://play.example.test',
+      PLAYER_CLIENT_PORT: '3001',
+      CONSOLE_PORT: '3002',
+      MOCK_PORT: '3003',
+      AUTH_INTERNAL_PORT: '3004',
+      MANAGEMENT_PORT: '0',
+      SHUTDOWN_DELAY_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+    });
+    assert.equal(config.playerClientUrl.origin, 'https://play.example.test');
+    assert.deepEqual(config.ports, {
+      playerClient: 3001,
+      console: 3002,
+      mock: 3003,
+      authInternal: 3004,
+      management: 0,
+    });
+    assert.deepEqual(config.shutdown, { delayMs: 0, timeoutMs: 2_000 });
+    assert.equal(refusal({ CONSOLE_PORT: '0' }).variable, 'CONSOLE_PORT');
+    assert.equal(refusal({ SHUTDOWN_TIMEOUT_MS: '1000', SHUTDOWN_DELAY_MS: '5000' }).variable, 'SHUTDOWN_DELAY_MS');
+  });
 
   test('a refused secret is never echoed', () => {
     const secret = 'hunter2-very-secret';

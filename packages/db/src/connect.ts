@@ -28,7 +28,23 @@ export interface Database {
   /** The adapter the client runs on; the migration engine uses it too. */
   adapter: SqlMigrationAwareDriverAdapterFactory;
   kind: 'postgresql' | 'pglite';
+  /** Each connection pool's size and waiters, for metrics (none for PGlite). */
+  pools(): PoolStats[];
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** prisma (the ORM's queries) or query (the plain SQL of the hot paths). */
+  name: 'prisma' | 'query';
+  total: number;
+  idle: number;
+  /** Calls waiting for a connection. */
+  waiting: number;
+  max: number;
+}
+
+function statsOf(name: PoolStats['name'], pool: pg.Pool, max: number): PoolStats {
+  return { name, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max };
 }
 
 export interface DatabaseOptions {
@@ -55,12 +71,12 @@ function bounded(timeoutMs: number) {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeoutMs = options.timeoutMs ?? defaultTimeouts.databaseMs;
   if (options.databaseUrl !== null) {
+    const max = options.poolSize ?? 10;
+    const prismaPool = new pg.Pool({ connectionString: options.databaseUrl, max, ...bounded(timeoutMs) });
+    prismaPool.on('error', () => {}); // a dropped idle connection fails the next query, not the process
     const adapter = failingClosed(
-      new PrismaPg(
-        { connectionString: options.databaseUrl, max: options.poolSize ?? 10, ...bounded(timeoutMs) },
-        // A dropped connection must fail the query it serves, not crash the process.
-        { onPoolError: () => {}, onConnectionError: () => {} },
-      ),
+      // A dropped connection must fail the query it serves, not crash the process.
+      new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
     );
     // A transaction waits at most the bound for its connection; it is several statements, each
     // bounded, so the whole may take twice that before Prisma ends it.
@@ -69,7 +85,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     );
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
+      max,
       ...bounded(timeoutMs),
       // The hot statements take arrays (a batch of tokens) and their plans do not depend on the
       // values, yet PostgreSQL priced the generic plan above a custom one and planned every call
@@ -98,8 +114,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       query: Object.assign(query, { timeoutMs }),
       adapter,
       kind: 'postgresql',
+      pools: () => [statsOf('prisma', prismaPool, max), statsOf('query', pool, max)],
       close: async () => {
         await Promise.all([prisma.$disconnect(), pool.end()]);
+        if (!prismaPool.ended) await prismaPool.end();
       },
     };
   }
@@ -118,6 +136,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     }),
     adapter,
     kind: 'pglite',
+    pools: () => [],
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();

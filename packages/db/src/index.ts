@@ -1,5 +1,5 @@
 export { type Actor, audit, type InTransaction } from './audit.ts';
-export { type Database, type DatabaseOptions, openDatabase, type Query } from './connect.ts';
+export { type Database, type DatabaseOptions, openDatabase, type PoolStats, type Query } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
 export type {
   Account,
@@ -19,5 +19,6 @@ export * from './generated/enums.ts';
 export { groupCommit } from './group-commit.ts';
 export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
+export { type DatabaseCheck, databaseChecks } from './readiness.ts';
 export { schemaVersionProblem } from './schema-version.ts';
 export { seedRegistry } from './seed.ts';

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { apiEnvelope } from './envelope.ts';
 import type { Logger } from './logger.ts';
+import type { RequestObserver } from './request-metrics.ts';
 import { notFound } from './routes.ts';
 
 export interface ApiAppOptions {
@@ -16,6 +17,8 @@ export interface ApiAppOptions {
    * the last X-Forwarded-For entry, the one the proxy added: earlier ones are the client's to forge.
    */
   proxy?: boolean;
+  /** Records each answered request (metrics). */
+  observe?: RequestObserver;
 }
 
 /**
@@ -25,12 +28,12 @@ export interface ApiAppOptions {
  * every call of every API, the benchmarked hot routes included: prefer growing the envelope.
  */
 export function apiApp(
-  { logger, maxBodyBytes, keys, proxy = false }: ApiAppOptions,
+  { logger, maxBodyBytes, keys, proxy = false, observe }: ApiAppOptions,
   ...routes: (Router | Middleware)[]
 ): Koa {
   const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
-  app.use(apiEnvelope(logger, { maxBodyBytes }));
+  app.use(apiEnvelope(logger, { maxBodyBytes, observe }));
   for (const route of routes) app.use(typeof route === 'function' ? route : route.routes());
   app.use(notFound());
   return app;

@@ -5,6 +5,7 @@ import { toProblem } from './errors.ts';
 import { commonHeaderList, newRequestId, setCommonHeaders } from './headers.ts';
 import { type Logger, logRequest } from './logger.ts';
 import { ProblemError, sendProblem } from './problem.ts';
+import type { RequestObserver } from './request-metrics.ts';
 
 const payloadTooLarge = (limit: number) =>
   new ProblemError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes.`);
@@ -52,17 +53,21 @@ function finish(ctx: Context, requestId: string): void {
 export interface EnvelopeOptions {
   /** Refuse a body announced larger than this many bytes before anything reads it. */
   maxBodyBytes?: number;
+  /** Records each answered request (metrics). */
+  observe?: RequestObserver;
 }
 
 /**
  * The common and security headers (set once the handlers are done, where they set none of their
  * own), one log line per request when info is logged, every error rendered as a Problem, ready
- * answers written in one go, and (with maxBodyBytes) a body limit: as one middleware.
+ * answers written in one go, (with maxBodyBytes) a body limit and (with observe) the request's
+ * metrics: as one middleware.
  */
-export function apiEnvelope(logger: Logger, { maxBodyBytes = Infinity }: EnvelopeOptions = {}): Middleware {
+export function apiEnvelope(logger: Logger, { maxBodyBytes = Infinity, observe }: EnvelopeOptions = {}): Middleware {
   const logging = logger.isLevelEnabled('info');
+  const timing = logging || observe !== undefined;
   return async (ctx, next) => {
-    const started = logging ? performance.now() : 0;
+    const started = timing ? performance.now() : 0;
     const requestId = newRequestId();
     ctx.state.requestId = requestId;
     try {
@@ -74,5 +79,6 @@ export function apiEnvelope(logger: Logger, { maxBodyBytes = Infinity }: Envelop
     }
     finish(ctx, requestId);
     if (logging) logRequest(logger, ctx, started);
+    observe?.(ctx, (performance.now() - started) / 1000);
   };
 }

@@ -10,6 +10,7 @@ import { newRequestId } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
 import { ProblemError } from './problem.ts';
+import type { RequestObserver } from './request-metrics.ts';
 import { type OperationHandlers, operation } from './routes.ts';
 import { pageHeaders } from './security-headers.ts';
 
@@ -60,7 +61,7 @@ function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
   };
 }
 
-function pageFront(logger: Logger, render: RenderErrorPage): Middleware {
+function pageFront(logger: Logger, render: RenderErrorPage, observe?: RequestObserver): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
     const requestId = newRequestId();
@@ -77,6 +78,7 @@ function pageFront(logger: Logger, render: RenderErrorPage): Middleware {
       sendPage(ctx, page.status, render(page));
     } finally {
       logRequest(logger, ctx, started);
+      observe?.(ctx, (performance.now() - started) / 1000);
     }
   };
 }
@@ -90,6 +92,8 @@ export interface PageAppOptions {
   proxy?: boolean;
   /** Runs before every route: a site's switch. */
   guard?: Middleware;
+  /** Records each answered request (metrics). */
+  observe?: RequestObserver;
 }
 
 export interface PageRouteOptions {
@@ -108,11 +112,11 @@ export interface PageApp {
   route(path: string, handlers: OperationHandlers, options?: PageRouteOptions): void;
 }
 
-export function pageApp({ logger, errorPage, keys, proxy = false, guard }: PageAppOptions): PageApp {
+export function pageApp({ logger, errorPage, keys, proxy = false, guard, observe }: PageAppOptions): PageApp {
   const router = new Router({ strict: true, sensitive: true });
   const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
-  app.use(pageFront(logger, errorPage));
+  app.use(pageFront(logger, errorPage, observe));
   if (guard) app.use(guard);
   app.use(router.routes());
   return {

@@ -1,7 +1,8 @@
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
-import { apiApp, featureDisabled, type Logger, operation, platformSwitch } from '@devplat/http';
+import { apiApp, featureDisabled, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { TokenVerifier } from './bearer.ts';
@@ -22,6 +23,7 @@ export interface ApiDependencies {
   integrations: Integrations;
   /** Verifies bearer tokens; without it /cities and /me are not served (404). */
   tokens?: TokenVerifier;
+  metrics?: Metrics;
 }
 
 /** The api service: the resource server of the contract under /developer/v1. */
@@ -33,6 +35,7 @@ export function buildApiApp({
   statusSource,
   integrations,
   tokens,
+  metrics,
 }: ApiDependencies): Koa {
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
   operation(router, '/capabilities', { GET: getCapabilities(config, { ...integrations }) });
@@ -40,10 +43,11 @@ export function buildApiApp({
   operation(router, '/status', { GET: getStatus(config, statusSource) });
   if (tokens) {
     const on = platformSwitch(config.platformEnabled);
-    const liveness = livenessAndProfileCheck(query);
+    const liveness = livenessAndProfileCheck(query, metrics);
     operation(router, '/cities', { GET: [...on, authenticate(liveness, tokens), getCities(cityRegistry(prisma))] });
     operation(router, '/me', { GET: [...on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe()] });
   }
   featureDisabled(router, disabledAreas);
-  return apiApp({ logger, maxBodyBytes: 16 * 1024 }, router);
+  const observe = metrics && requestObserver(metrics, 'api');
+  return apiApp({ logger, maxBodyBytes: 16 * 1024, observe }, router);
 }

@@ -90,8 +90,10 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
   };
 }
 
+export type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
+
 /** The auth service's JWKS over HTTP (AUTH_INTERNAL_URL/jwks.json). */
-export function remoteKeys(config: Config): JWTVerifyGetKey {
+export function remoteKeys(config: Config): RemoteKeys {
   return createRemoteJWKSet(new URL('/jwks.json', config.authInternalUrl), {
     timeoutDuration: 2_000,
     cooldownDuration: 30_000,
@@ -114,4 +116,16 @@ export function bearerToken(ctx: Context): string {
   }
   if (header.slice(0, scheme.length).toLowerCase() !== scheme) throw notBearer();
   return header.slice(scheme.length);
+}
+
+/** Readiness: the auth service's keys are loaded (fetched now if they never were). */
+export function signingKeysCheck(keys: RemoteKeys): { name: string; check(): Promise<void> } {
+  return {
+    name: 'signing-keys',
+    check: async () => {
+      if (keys.jwks()?.keys.length) return;
+      await keys.reload();
+      if (!keys.jwks()?.keys.length) throw new Error('the auth service publishes no signing keys');
+    },
+  };
 }

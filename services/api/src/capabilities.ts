@@ -19,6 +19,19 @@ export const noIntegrations: Integrations = {
 };
 
 /**
+ * The api service of a split deployment: the auth service issues the tokens; the console and the
+ * webhook worker run beside it wherever configuration turns the sandbox tools on
+ * (sandboxToolsEnabled), exactly as in the one-process platform.
+ */
+export const splitIntegrations: Integrations = {
+  oauth: true,
+  cityRegistry: true,
+  playerProfile: true,
+  consentWebhooks: true,
+  developerConsole: true,
+};
+
+/**
  * A capability that is not integrated or is switched off is false; commerce, regulated assets
  * and everything the contract says does not exist yet are always false.
  */

@@ -11,6 +11,7 @@
 // dependency failure and holds back none of the calls after it.
 import { groupCommit, isUuid, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
+import { type Metrics, observedBatch } from '@devplat/metrics';
 import { type AccessToken, invalidToken } from './bearer.ts';
 
 interface LivenessAndProfileRow {
@@ -52,17 +53,20 @@ const livenessRoundTrips = (query: Query) => ({ maxBatch, timeoutMs: query.timeo
 
 export type LivenessAndProfileCheck = (token: AccessToken) => Promise<TokenProfile>;
 
-export function livenessAndProfileCheck(query: Query): LivenessAndProfileCheck {
-  const row = groupCommit(async (tokens: AccessToken[]) => {
-    const rows = await query<LivenessAndProfileRow>(livenessAndProfileStatement, [
-      tokens.map((token) => token.clientId),
-      tokens.map((token) => token.secretId),
-      tokens.map((token) => token.jti),
-      tokens.map((token) => token.consentId ?? null),
-    ]);
-    const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
-    return tokens.map((_, index) => byIndex.get(index + 1));
-  }, livenessRoundTrips(query));
+export function livenessAndProfileCheck(query: Query, metrics?: Metrics): LivenessAndProfileCheck {
+  const row = groupCommit(
+    observedBatch(metrics, 'liveness', async (tokens: AccessToken[]) => {
+      const rows = await query<LivenessAndProfileRow>(livenessAndProfileStatement, [
+        tokens.map((token) => token.clientId),
+        tokens.map((token) => token.secretId),
+        tokens.map((token) => token.jti),
+        tokens.map((token) => token.consentId ?? null),
+      ]);
+      const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
+      return tokens.map((_, index) => byIndex.get(index + 1));
+    }),
+    livenessRoundTrips(query),
+  );
 
   return async (token) => {
     // Ids the statement casts are checked here: one malformed value must not fail a shared statement.

@@ -1,8 +1,9 @@
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import { apiApp, type Logger, operation, platformSwitch } from '@devplat/http';
+import { apiApp, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -21,6 +22,7 @@ export interface AuthDependencies {
   prisma: PrismaClient;
   store: KeyValueStore;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 /** Where RFC 8414 clients look for an issuer with a path, beside the contract's location. */
@@ -49,13 +51,14 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       store: deps.store,
       provider,
       logger: deps.logger.child({ part: 'player-client' }),
+      metrics: deps.metrics,
     }),
-    internal: buildInternalApp(deps.secrets, deps.logger),
+    internal: buildInternalApp(deps.secrets, deps.logger, deps.metrics),
   };
 }
 
-function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, provider: Provider): Koa {
-  const oauthAnswers = contractOAuthAnswers(provider);
+function buildTokenApp({ config, secrets, prisma, logger, metrics }: AuthDependencies, provider: Provider): Koa {
+  const oauthAnswers = contractOAuthAnswers(provider, metrics);
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
   const on = platformSwitch(config.platformEnabled);
@@ -70,5 +73,6 @@ function buildTokenApp({ config, secrets, prisma, logger }: AuthDependencies, pr
   });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
-  return apiApp({ logger, keys: secrets.cookieKeys }, router);
+  const observe = metrics && requestObserver(metrics, 'auth');
+  return apiApp({ logger, keys: secrets.cookieKeys, observe }, router);
 }

@@ -1,5 +1,6 @@
 import type { Secrets } from '@devplat/config';
-import { apiApp, type Logger, operation } from '@devplat/http';
+import { apiApp, type Logger, operation, requestObserver } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 
@@ -12,7 +13,7 @@ export function publicJwks(secrets: Secrets) {
  * The auth service's internal side on AUTH_INTERNAL_URL, for the api service only: GET /jwks.json.
  * No gateway routes here.
  */
-export function buildInternalApp(secrets: Secrets, logger: Logger): Koa {
+export function buildInternalApp(secrets: Secrets, logger: Logger, metrics?: Metrics): Koa {
   const jwks = publicJwks(secrets);
   const router = new Router({ strict: true });
   operation(router, '/jwks.json', {
@@ -22,5 +23,15 @@ export function buildInternalApp(secrets: Secrets, logger: Logger): Koa {
       ctx.set('Cache-Control', 'max-age=300');
     },
   });
-  return apiApp({ logger }, router);
+  return apiApp({ logger, observe: metrics && requestObserver(metrics, 'auth-internal') }, router);
+}
+
+/** Readiness: the keys this service signs with and publishes are loaded. */
+export function signingKeysLoaded(secrets: Secrets): { name: string; check(): Promise<void> } {
+  return {
+    name: 'signing-keys',
+    check: async () => {
+      if (secrets.signingKeys.length === 0) throw new Error('no signing key is loaded');
+    },
+  };
 }

@@ -2,10 +2,11 @@
 // REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
 // /.well-known/oauth-authorization-server/developer/v1 here.
 import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
-import { openDatabase } from '@devplat/db';
-import { createLogger, listen } from '@devplat/http';
-import { redisStore } from '@devplat/kv';
+import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createMetrics } from '@devplat/metrics';
+import { openProcessDatabase, openProcessStore } from '@devplat/runtime';
 import { buildAuthService } from './app.ts';
+import { signingKeysLoaded } from './internal.ts';
 
 const config = loadConfigOrExit();
 if (!config.databaseUrl || !config.redisUrl) {
@@ -13,32 +14,44 @@ if (!config.databaseUrl || !config.redisUrl) {
   process.exit(78);
 }
 const logger = createLogger(config.logLevel, 'auth');
-const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
-const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
-await store.ready();
-const service = buildAuthService({ config, secrets: resolveSecrets(config), prisma: database.prisma, store, logger });
+const metrics = createMetrics();
+const postgres = await openProcessDatabase(config, metrics);
+const redis = await openProcessStore(config, metrics);
+const secrets = resolveSecrets(config);
+const service = buildAuthService({
+  config,
+  secrets,
+  prisma: postgres.database.prisma,
+  store: redis.store,
+  logger,
+  metrics,
+});
 const server = await listen(service.api.callback(), listenHost(config, config.baseUrl), config.port ?? 8090);
-const playerPort = Number(config.playerClientUrl.port || (config.playerClientUrl.protocol === 'https:' ? 443 : 80));
 const playerServer = await listen(
   service.playerClient.callback(),
   listenHost(config, config.playerClientUrl),
-  playerPort,
+  config.ports.playerClient,
 );
-const internalPort = Number(config.authInternalUrl.port || 80);
 const internalServer = await listen(
   service.internal.callback(),
   listenHost(config, config.authInternalUrl),
-  internalPort,
+  config.ports.authInternal,
 );
+const running = await openService({
+  name: 'auth',
+  config,
+  logger,
+  checks: [...postgres.checks, ...redis.checks, signingKeysLoaded(secrets)],
+  registry: metrics.registry,
+  listeners: [
+    { name: 'public', server },
+    { name: 'player client', server: playerServer },
+    { name: 'internal', server: internalServer },
+  ],
+  closers: [...redis.closers, ...postgres.closers],
+});
 process.stdout.write(
-  `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}\n`,
+  `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}, ` +
+    `internal: ${internalServer.origin}, management: ${running.managementServer.origin}\n`,
 );
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await Promise.all([server.close(), playerServer.close(), internalServer.close()]);
-    await store.close();
-    await database.close();
-    process.exit(0);
-  });
-}
+drainOnSignals(running, logger);

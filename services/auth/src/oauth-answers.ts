@@ -5,6 +5,7 @@
 // store is down).
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import type { Context, Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 
@@ -28,7 +29,28 @@ const translated: Record<string, [string, string]> = {
 // calls that invalid_request, where RFC 6749 §5.2 has invalid_client).
 const noClientAuthentication = 'no client authentication mechanism provided';
 
-export function contractOAuthAnswers(provider: Provider): Middleware {
+export function contractOAuthAnswers(provider: Provider, metrics?: Metrics): Middleware {
+  const answers = contractAnswers(provider);
+  if (!metrics) return answers;
+  return async (ctx, next) => {
+    await answers(ctx, next);
+    countAnswer(metrics, ctx);
+  };
+}
+
+/** Tokens issued by grant type, and refusals by OAuth error, as the client read them. */
+function countAnswer(metrics: Metrics, ctx: Context): void {
+  const endpoint = ctx.path.endsWith('/revoke') ? 'revocation' : 'token';
+  const error = (ctx.body as { error?: unknown } | undefined)?.error;
+  if (ctx.status >= 400 && typeof error === 'string') metrics.oauthRefusals.inc({ endpoint, error });
+  else if (ctx.status === 200 && endpoint === 'token') {
+    // Only a grant type the provider accepted issues a token, so the label's values are bounded.
+    const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+    metrics.tokensIssued.inc({ grant_type: typeof grantType === 'string' ? grantType : 'unknown' });
+  }
+}
+
+function contractAnswers(provider: Provider): Middleware {
   // The provider answers server_error for anything thrown inside it and reports the cause only in
   // this event, emitted within the request.
   const failures = new WeakMap<Context, unknown>();

@@ -8,6 +8,7 @@ import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
 import Provider, { type RefreshToken } from 'oidc-provider';
 import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
@@ -22,11 +23,12 @@ export interface ProviderDependencies {
   secrets: Secrets;
   prisma: PrismaClient;
   store: KeyValueStore;
+  metrics?: Metrics;
 }
 
-export function createProvider({ config, secrets, prisma, store }: ProviderDependencies): Provider {
+export function createProvider({ config, secrets, prisma, store, metrics }: ProviderDependencies): Provider {
   const resource = config.baseUrl.href;
-  const apps = appDirectory(prisma, store);
+  const apps = appDirectory(prisma, store, metrics);
   const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
   const StoreAdapter = storeAdapter(store, families);
   const refreshTokens = refreshTokenAdapter(store, families);

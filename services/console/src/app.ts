@@ -5,6 +5,7 @@ import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { Logger } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
 import Koa from 'koa';
 import { buildConsoleApi } from './api/app.ts';
 import { consoleDomain } from './domain/index.ts';
@@ -15,17 +16,18 @@ export interface ConsoleDependencies {
   prisma: PrismaClient;
   store: KeyValueStore;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
 /** One app whose request listener hands each request, whole, to the API or to the web UI. */
-export function buildConsoleApp({ config, prisma, store, logger }: ConsoleDependencies): Koa {
+export function buildConsoleApp({ config, prisma, store, logger, metrics }: ConsoleDependencies): Koa {
   const domain = consoleDomain(config, prisma, store);
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
-  const api = buildConsoleApi(domain, logger, { enabled, proxy: secure }).callback();
-  const web = buildConsoleWeb(domain, logger, { secure, enabled }).callback();
+  const api = buildConsoleApi(domain, logger, { enabled, proxy: secure, metrics }).callback();
+  const web = buildConsoleWeb(domain, logger, { secure, enabled, metrics }).callback();
   const app = new Koa();
   app.silent = true;
   app.use((ctx) => {

@@ -1,9 +1,9 @@
 // The developer console alone, for the split deployment: npm run console:start. Needs
 // DATABASE_URL and REDIS_URL (its sessions live in Redis, shared by every console process).
 import { listenHost, loadConfigOrExit } from '@devplat/config';
-import { openDatabase } from '@devplat/db';
-import { createLogger, listen } from '@devplat/http';
-import { redisStore } from '@devplat/kv';
+import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createMetrics } from '@devplat/metrics';
+import { openProcessDatabase, openProcessStore } from '@devplat/runtime';
 import { buildConsoleApp } from './app.ts';
 
 const config = loadConfigOrExit();
@@ -12,19 +12,19 @@ if (!config.databaseUrl || !config.redisUrl) {
   process.exit(78);
 }
 const logger = createLogger(config.logLevel, 'console');
-const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
-const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
-await store.ready();
-const app = buildConsoleApp({ config, prisma: database.prisma, store, logger });
-const port = config.port ?? Number(config.consoleUrl.port || (config.consoleUrl.protocol === 'https:' ? 443 : 80));
-const server = await listen(app.callback(), listenHost(config, config.consoleUrl), port);
-process.stdout.write(`developer console: ${server.origin}\n`);
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await server.close();
-    await store.close();
-    await database.close();
-    process.exit(0);
-  });
-}
+const metrics = createMetrics();
+const postgres = await openProcessDatabase(config, metrics);
+const redis = await openProcessStore(config, metrics);
+const app = buildConsoleApp({ config, prisma: postgres.database.prisma, store: redis.store, logger, metrics });
+const server = await listen(app.callback(), listenHost(config, config.consoleUrl), config.ports.console);
+const service = await openService({
+  name: 'console',
+  config,
+  logger,
+  checks: [...postgres.checks, ...redis.checks],
+  registry: metrics.registry,
+  listeners: [{ name: 'console', server }],
+  closers: [...redis.closers, ...postgres.closers],
+});
+process.stdout.write(`developer console: ${server.origin}, management: ${service.managementServer.origin}\n`);
+drainOnSignals(service, logger);

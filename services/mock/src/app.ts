@@ -3,7 +3,8 @@
 // and it issues no tokens (503, as the contract allows for token issuance that is not configured).
 import { type Config, wirePrefix } from '@devplat/config';
 import { apiVersion, capabilityKeys, disabledAreas } from '@devplat/contract';
-import { apiApp, featureDisabled, type Logger, operation, ProblemError } from '@devplat/http';
+import { apiApp, featureDisabled, type Logger, operation, ProblemError, requestObserver } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -41,7 +42,7 @@ const noTokens: Middleware = () => {
   throw new ProblemError('FEATURE_DISABLED', 'This is the contract mock: it issues and revokes no tokens.');
 };
 
-export function buildMockApp(config: Config, logger: Logger): Koa {
+export function buildMockApp(config: Config, logger: Logger, metrics?: Metrics): Koa {
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
   operation(router, '/capabilities', {
     GET: fixed({
@@ -71,5 +72,5 @@ export function buildMockApp(config: Config, logger: Logger): Koa {
   operation(router, '/oauth/revoke', { POST: noTokens });
   featureDisabled(router, disabledAreas);
   void config;
-  return apiApp({ logger }, router);
+  return apiApp({ logger, observe: metrics && requestObserver(metrics, 'mock') }, router);
 }

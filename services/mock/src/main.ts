@@ -1,19 +1,27 @@
 // The contract mock alone: npm run mock:start (also part of npm start).
 import { listenHost, loadConfigOrExit } from '@devplat/config';
-import { createLogger, listen } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createMetrics } from '@devplat/metrics';
 import { buildMockApp } from './app.ts';
 
 const config = loadConfigOrExit();
-const port = config.port ?? Number(config.mockBaseUrl.port || 80);
+const logger = createLogger(config.logLevel, 'mock');
+const metrics = createMetrics();
 const server = await listen(
-  buildMockApp(config, createLogger(config.logLevel, 'mock')).callback(),
+  buildMockApp(config, logger, metrics).callback(),
   listenHost(config, config.mockBaseUrl),
-  port,
+  config.ports.mock,
 );
-process.stdout.write(`contract mock: ${server.origin}${config.mockBaseUrl.pathname}\n`);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await server.close();
-    process.exit(0);
-  });
-}
+const service = await openService({
+  name: 'mock',
+  config,
+  logger,
+  checks: [],
+  registry: metrics.registry,
+  listeners: [{ name: 'mock', server }],
+  closers: [],
+});
+process.stdout.write(
+  `contract mock: ${server.origin}${config.mockBaseUrl.pathname}, management: ${service.managementServer.origin}\n`,
+);
+drainOnSignals(service, logger);

@@ -1,5 +1,6 @@
 // npm start: the whole platform in one process, on embedded defaults unless DATABASE_URL is set.
 import { loadConfigOrExit } from '@devplat/config';
+import { createLogger, drainOnSignals } from '@devplat/http';
 import { startPlatform } from './start.ts';
 
 const config = loadConfigOrExit();
@@ -22,9 +23,4 @@ process.stdout.write(
     `${lines.join('\n')}\nPress Ctrl-C to stop.\n`,
 );
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await platform.close();
-    process.exit(0);
-  });
-}
+drainOnSignals(platform.service, createLogger(config.logLevel, 'platform'));

@@ -1,14 +1,23 @@
 // The whole platform in one process on embedded defaults: the newcomer's `npm start`.
 // It composes the services' own builders; production runs them split (see infra/).
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { buildApiApp, createStatusSource, noIntegrations, remoteKeys, tokenVerifier } from '@devplat/api';
-import { authPaths, buildAuthService } from '@devplat/auth';
+import {
+  buildApiApp,
+  createStatusSource,
+  remoteKeys,
+  signingKeysCheck,
+  splitIntegrations,
+  tokenVerifier,
+} from '@devplat/api';
+import { authPaths, buildAuthService, signingKeysLoaded } from '@devplat/auth';
 import { type Config, listenHost, resolveSecrets } from '@devplat/config';
 import { buildConsoleApp } from '@devplat/console';
-import { type Database, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
-import { createLogger, listen, type RunningServer } from '@devplat/http';
-import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
+import type { Database } from '@devplat/db';
+import { type Closer, createLogger, listen, type NamedListener, openService, type RunningService } from '@devplat/http';
+import type { KeyValueStore } from '@devplat/kv';
+import { createMetrics, type Metrics } from '@devplat/metrics';
 import { buildMockApp } from '@devplat/mock';
+import { openProcessDatabase, openProcessStore, type Watched, watchDatabase } from '@devplat/runtime';
 import { startWebhookWorker } from '@devplat/worker';
 
 export interface RunningPlatform {
@@ -16,6 +25,10 @@ export interface RunningPlatform {
   urls: Record<string, string>;
   database: Database;
   store: KeyValueStore;
+  metrics: Metrics;
+  /** The management listener and the drain. */
+  service: RunningService;
+  /** Drains at once (no SHUTDOWN_DELAY_MS) and closes everything. */
   close(): Promise<void>;
 }
 
@@ -33,7 +46,7 @@ function portOf(url: URL): number {
 }
 
 export interface StartOptions {
-  /** An open database to use (tests); otherwise DATABASE_URL or the embedded one. */
+  /** An open database to use (tests): the platform does not close it. */
   database?: Database;
   /** Run the webhook worker in this process (default); tests of the worker start their own. */
   webhookWorker?: boolean;
@@ -41,27 +54,30 @@ export interface StartOptions {
 
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = createLogger(config.logLevel, 'platform');
-  const database =
-    options.database ??
-    (config.databaseUrl
-      ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
-      : await prepareEmbeddedDatabase(config.dataDir));
-  // Without REDIS_URL the store lives in this process: correct only because it is the only one.
-  const store = config.redisUrl
-    ? redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs })
-    : memoryStore();
-  await store.ready();
-  const servers: RunningServer[] = [];
+  const metrics = createMetrics();
+  const postgres: Watched & { database: Database } = options.database
+    ? { database: options.database, ...watchDatabase(options.database, metrics, false) }
+    : await openProcessDatabase(config, metrics);
+  const { database } = postgres;
+  const redis = await openProcessStore(config, metrics);
+  const { store } = redis;
+  const listeners: NamedListener[] = [];
   const worker =
     options.webhookWorker === false
       ? null
-      : startWebhookWorker({ config, prisma: database.prisma, logger: logger.child({ service: 'worker' }) });
-  const close = async () => {
-    await worker?.stop();
-    await Promise.all(servers.map((server) => server.close()));
-    await store.close();
-    if (!options.database) await database.close();
+      : startWebhookWorker({ config, prisma: database.prisma, logger: logger.child({ service: 'worker' }), metrics });
+  const closers: Closer[] = [
+    ...(worker ? [{ name: 'webhook worker', close: (ms: number) => worker.stop(Math.max(0, ms - 1_000)) }] : []),
+    ...redis.closers,
+    ...postgres.closers,
+  ];
+  const closeAll = async () => {
+    await Promise.all(listeners.map(({ server }) => server.close()));
+    for (const closer of closers) await closer.close(1_000);
   };
+  const secrets = resolveSecrets(config);
+  const keys = remoteKeys(config);
+  let service: RunningService;
   try {
     const api = buildApiApp({
       config,
@@ -69,76 +85,72 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       query: database.query,
       logger: logger.child({ service: 'api' }),
       statusSource: createStatusSource(config.statusUrl),
-      integrations: {
-        ...noIntegrations,
-        oauth: true,
-        cityRegistry: true,
-        playerProfile: true,
-        consentWebhooks: worker !== null,
-        developerConsole: true,
-      },
-      tokens: tokenVerifier(config, remoteKeys(config)),
+      integrations: { ...splitIntegrations, consentWebhooks: worker !== null },
+      tokens: tokenVerifier(config, keys),
+      metrics,
     });
     const auth = buildAuthService({
       config,
-      secrets: resolveSecrets(config),
+      secrets,
       prisma: database.prisma,
       store,
       logger: logger.child({ service: 'auth' }),
+      metrics,
     });
-    const publicApi = gateway(auth.api.callback(), api.callback());
-    servers.push(await listen(publicApi, listenHost(config, config.baseUrl), config.port ?? portOf(config.baseUrl)));
-    servers.push(
-      await listen(
-        auth.playerClient.callback(),
-        listenHost(config, config.playerClientUrl),
-        portOf(config.playerClientUrl),
-      ),
+    const open = async (name: string, app: RequestListener, url: URL, port: number) => {
+      listeners.push({ name, server: await listen(app, listenHost(config, url), port) });
+    };
+    await open(
+      'public',
+      gateway(auth.api.callback(), api.callback()),
+      config.baseUrl,
+      config.port ?? portOf(config.baseUrl),
     );
-    servers.push(
-      await listen(
-        auth.internal.callback(),
-        listenHost(config, config.authInternalUrl),
-        portOf(config.authInternalUrl),
-      ),
-    );
-    servers.push(
-      await listen(
-        buildMockApp(config, logger.child({ service: 'mock' })).callback(),
-        listenHost(config, config.mockBaseUrl),
-        portOf(config.mockBaseUrl),
-      ),
+    await open('player client', auth.playerClient.callback(), config.playerClientUrl, config.ports.playerClient);
+    await open('internal', auth.internal.callback(), config.authInternalUrl, config.ports.authInternal);
+    await open(
+      'mock',
+      buildMockApp(config, logger.child({ service: 'mock' }), metrics).callback(),
+      config.mockBaseUrl,
+      config.ports.mock,
     );
     const developerConsole = buildConsoleApp({
       config,
       prisma: database.prisma,
       store,
       logger: logger.child({ service: 'console' }),
+      metrics,
     });
-    servers.push(
-      await listen(developerConsole.callback(), listenHost(config, config.consoleUrl), portOf(config.consoleUrl)),
-    );
+    await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console);
+    service = await openService({
+      name: 'platform',
+      config,
+      logger,
+      checks: [...postgres.checks, ...redis.checks, signingKeysLoaded(secrets), signingKeysCheck(keys)],
+      registry: metrics.registry,
+      listeners,
+      closers,
+    });
   } catch (error) {
-    await close();
+    await closeAll();
     throw error;
   }
-  const [publicServer, playerServer, internalServer, mockServer, consoleServer] = servers as RunningServer[] as [
-    RunningServer,
-    RunningServer,
-    RunningServer,
-    RunningServer,
-    RunningServer,
-  ];
+  const origin = (name: string) => listeners.find((listener) => listener.name === name)?.server.origin as string;
   return {
     urls: {
-      'Public API': `${publicServer.origin}${config.baseUrl.pathname}`,
-      'Player client': playerServer.origin,
-      Console: consoleServer.origin,
-      'Internal JWKS': `${internalServer.origin}/jwks.json`,
-      'Contract mock': `${mockServer.origin}${config.mockBaseUrl.pathname}`,
+      'Public API': `${origin('public')}${config.baseUrl.pathname}`,
+      'Player client': origin('player client'),
+      Console: origin('console'),
+      'Internal JWKS': `${origin('internal')}/jwks.json`,
+      'Contract mock': `${origin('mock')}${config.mockBaseUrl.pathname}`,
+      Management: service.managementServer.origin,
     },
     database,
     store,
-    close,
+    metrics,
+    service,
+    close: async () => {
+      await service.drain({ delay: false });
+    },
   };
 }

@@ -1,8 +1,9 @@
 // The webhook worker alone: npm run worker:start. Needs DATABASE_URL: the embedded PGlite lives
 // inside one process and cannot be shared with the services that write the outbox.
 import { loadConfigOrExit } from '@devplat/config';
-import { openDatabase } from '@devplat/db';
-import { createLogger } from '@devplat/http';
+import { createLogger, drainOnSignals, openService } from '@devplat/http';
+import { createMetrics } from '@devplat/metrics';
+import { openProcessDatabase } from '@devplat/runtime';
 import { startWebhookWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -13,14 +14,21 @@ if (config.databaseUrl === null) {
   process.exit(78); // EX_CONFIG
 }
 const logger = createLogger(config.logLevel, 'worker');
-const database = await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs });
-const worker = startWebhookWorker({ config, prisma: database.prisma, logger });
-process.stdout.write('Webhook worker is running\n');
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    await worker.stop();
-    await database.close();
-    process.exit(0);
-  });
-}
+const metrics = createMetrics();
+const postgres = await openProcessDatabase(config, metrics);
+const worker = startWebhookWorker({ config, prisma: postgres.database.prisma, logger, metrics });
+const service = await openService({
+  name: 'worker',
+  config,
+  logger,
+  checks: postgres.checks,
+  registry: metrics.registry,
+  listeners: [],
+  // Attempts in flight finish, or are abandoned with their leases given back, before the database closes.
+  closers: [
+    { name: 'webhook worker', close: (timeoutMs) => worker.stop(Math.max(0, timeoutMs - 1_000)) },
+    ...postgres.closers,
+  ],
+});
+process.stdout.write(`Webhook worker is running, management: ${service.managementServer.origin}\n`);
+drainOnSignals(service, logger);

@@ -33,3 +33,17 @@ export async function enqueueOutboxEvents(prisma: PrismaClient): Promise<number>
     return events.length;
   });
 }
+
+/**
+ * Seconds since the oldest event still waiting was written: not yet enqueued, or with a delivery
+ * still pending; null when none waits.
+ */
+export async function oldestUndeliveredAgeSeconds(prisma: PrismaClient): Promise<number | null> {
+  const [row] = await prisma.$queryRaw<{ age: number | null }[]>`
+    SELECT EXTRACT(EPOCH FROM now() - LEAST(
+      (SELECT min(created_at) FROM outbox_events WHERE enqueued_at IS NULL),
+      (SELECT min(e.created_at) FROM webhook_deliveries d JOIN outbox_events e ON e.id = d.event_id
+        WHERE d.status = 'pending')
+    ))::float8 AS age`;
+  return row?.age ?? null;
+}

@@ -4,19 +4,24 @@
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { Logger } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import { recordOutcome, sendClaimed } from './attempts.ts';
 import { type ClaimedDelivery, claimDueDeliveries } from './claims.ts';
-import { enqueueOutboxEvents, outboxBatchSize } from './outbox.ts';
+import { enqueueOutboxEvents, oldestUndeliveredAgeSeconds, outboxBatchSize } from './outbox.ts';
 
 export interface WebhookWorkerDeps {
   config: Config;
   prisma: PrismaClient;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 export interface WebhookWorker {
-  /** Stops polling and waits for the attempts in flight to finish or be abandoned. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling and waits for the attempts in flight to finish, up to `graceMs` (default 5 s);
+   * those still running then are abandoned and their leases given back.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Attempts in flight at once, per worker. */
@@ -24,7 +29,7 @@ const maxParallel = 8;
 /** Beyond the attempt's own time limit, how long a claim lasts: time to record the outcome. */
 const leaseMarginMs = 5_000;
 /** How long stop() lets attempts in flight finish before abandoning them (their claims are released). */
-const shutdownGraceMs = 5_000;
+const defaultGraceMs = 5_000;
 
 /** For logs: what failed, without a stack or anything a query carried. */
 function describe(error: unknown): string {
@@ -34,7 +39,7 @@ function describe(error: unknown): string {
   return `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${firstLine.trim().slice(0, 200)}`;
 }
 
-export function startWebhookWorker({ config, prisma, logger }: WebhookWorkerDeps): WebhookWorker {
+export function startWebhookWorker({ config, prisma, logger, metrics }: WebhookWorkerDeps): WebhookWorker {
   const settings = config.webhooks;
   // The contract: webhooks are sandbox only, under the platform switch.
   const enabled = sandboxToolsEnabled(config);
@@ -46,8 +51,13 @@ export function startWebhookWorker({ config, prisma, logger }: WebhookWorkerDeps
   let backlog = false;
   let wake: (() => void) | null = null;
 
+  metrics?.watchOldestUndelivered(() => oldestUndeliveredAgeSeconds(prisma));
+
   const attempt = async (delivery: ClaimedDelivery) => {
+    const started = performance.now();
     const outcome = await sendClaimed(delivery, settings, abandon.signal);
+    metrics?.webhookAttempts.inc({ outcome: outcome.result });
+    metrics?.webhookAttemptSeconds.observe({ outcome: outcome.result }, (performance.now() - started) / 1000);
     const log = { delivery_id: delivery.id, event_id: delivery.eventId, attempt: delivery.attempts + 1 };
     if (outcome.result === 'failed') logger.info({ ...log, error: outcome.error }, 'webhook attempt failed');
     else logger.debug({ ...log, result: outcome.result }, 'webhook attempt');
@@ -122,14 +132,14 @@ export function startWebhookWorker({ config, prisma, logger }: WebhookWorkerDeps
   const running = run();
   let stopped: Promise<void> | null = null;
   return {
-    stop() {
+    stop(graceMs = defaultGraceMs) {
       stopped ??= (async () => {
         stopping = true;
         wake?.();
         await running;
         const settled = Promise.allSettled(inFlight);
         let grace: NodeJS.Timeout | undefined;
-        await Promise.race([settled, new Promise((resolve) => (grace = setTimeout(resolve, shutdownGraceMs)))]);
+        await Promise.race([settled, new Promise((resolve) => (grace = setTimeout(resolve, graceMs)))]);
         clearTimeout(grace);
         abandon.abort();
         await settled;

@@ -22,7 +22,7 @@ const ready = /Webhook worker is running/;
 /** The parent's environment without the settings each test decides itself. */
 function baseEnv(): Record<string, string | undefined> {
   const { DATABASE_URL: _database, REDIS_URL: _redis, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'warn' };
+  return { ...rest, LOG_LEVEL: 'warn', MANAGEMENT_PORT: '0', SHUTDOWN_DELAY_MS: '0' };
 }
 
 describe('worker entry point', () => {
@@ -72,12 +72,13 @@ describe('a worker killed mid-delivery', {
     return worker;
   };
 
-  test('loses no event: a second worker sends it once the first one’s claim expires', async () => {
+  const appWithReceiver = async () => {
     const created = await createTestApp(database.prisma);
-    const app = await database.prisma.app.update({
-      where: { id: created.app.id },
-      data: { webhookUrl: receiver.url },
-    });
+    return database.prisma.app.update({ where: { id: created.app.id }, data: { webhookUrl: receiver.url } });
+  };
+
+  test('loses no event: a second worker sends it once the first one’s claim expires', async () => {
+    const app = await appWithReceiver();
     const event = await database.prisma.outboxEvent.create({
       data: {
         type: 'consent.granted',
@@ -117,5 +118,39 @@ describe('a worker killed mid-delivery', {
     }
     // SIGTERM stops it cleanly.
     assert.equal(await second.stop(), 0);
+  });
+
+  test('drained mid-delivery (SIGTERM) it finishes the attempt and records it: sent once, nothing lost', async () => {
+    const app = await appWithReceiver();
+    const event = await database.prisma.outboxEvent.create({
+      data: {
+        type: 'consent.revoked',
+        appId: app.id,
+        payload: {
+          app: app.clientId,
+          sub: `ps_${'d'.repeat(32)}`,
+          consent_id: randomUUID(),
+          revoked_at: new Date().toISOString(),
+          reason: 'player_removed',
+        },
+      },
+    });
+    const before = receiver.received.length;
+    // The receiver takes its time: the signal arrives while the attempt is in flight.
+    receiver.behave((response) => setTimeout(() => response.writeHead(204).end(), 1_500));
+    const worker = await startWorker();
+    await receiver.waitForRequests(before + 1);
+    assert.equal(await worker.stop(), 0, 'exit 0 after the drain');
+    const delivery = await database.prisma.webhookDelivery.findFirstOrThrow({ where: { eventId: event.id } });
+    assert.equal(delivery.status, 'succeeded', 'the attempt in flight was finished and recorded');
+    assert.equal(delivery.attempts, 1);
+    assert.equal(delivery.lockedUntil, null, 'no lease is left behind');
+
+    receiver.behave(answer(204));
+    const next = await startWorker();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(await next.stop(), 0);
+    const sent = receiver.received.slice(before).filter((request) => request.headers['webhook-id'] === event.id);
+    assert.equal(sent.length, 1, 'sent once: the next worker found nothing left to send');
   });
 });

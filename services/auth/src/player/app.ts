@@ -7,8 +7,17 @@ import { type Config, cookieHosts } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { type Logger, ProblemError, pageApp, readForm, sendPage, sessionFormValid } from '@devplat/http';
+import {
+  type Logger,
+  ProblemError,
+  pageApp,
+  readForm,
+  requestObserver,
+  sendPage,
+  sessionFormValid,
+} from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
 import { decoyHash, verifyPassword } from '@devplat/passwords';
 import { signInThrottle, waitInWords } from '@devplat/throttle';
 import type Koa from 'koa';
@@ -28,6 +37,7 @@ export interface PlayerClientDependencies {
   store: KeyValueStore;
   provider: Provider;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 const connectedAppsPath = '/account/connected-apps';
@@ -54,6 +64,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     errorPage: ({ title, message }) => refusalPage(title, message),
     keys: deps.cookieKeys,
     proxy: secure,
+    observe: deps.metrics && requestObserver(deps.metrics, 'player-client'),
   });
 
   /** The signed-in player, if their session is current and they are still active. */

@@ -1,6 +1,7 @@
 // The console's JSON API as its own app on the API stack: every request whose path is /api or
 // below it, paths whole. Sandbox only: switched off, every path answers 503 FEATURE_DISABLED.
-import { apiApp, type Logger } from '@devplat/http';
+import { apiApp, type Logger, requestObserver } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
@@ -10,8 +11,17 @@ export interface ConsoleApiOptions {
   enabled: boolean;
   /** Behind a TLS-terminating gateway: X-Forwarded-* trusted (the client address the throttle counts). */
   proxy: boolean;
+  metrics?: Metrics;
 }
 
-export function buildConsoleApi(domain: ConsoleDomain, logger: Logger, { enabled, proxy }: ConsoleApiOptions): Koa {
-  return apiApp({ logger, proxy }, ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]));
+export function buildConsoleApi(
+  domain: ConsoleDomain,
+  logger: Logger,
+  { enabled, proxy, metrics }: ConsoleApiOptions,
+): Koa {
+  const observe = metrics && requestObserver(metrics, 'console-api');
+  return apiApp(
+    { logger, proxy, observe },
+    ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]),
+  );
 }

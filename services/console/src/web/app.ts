@@ -1,6 +1,7 @@
 // The console's web UI as a page app: every path that is not the JSON API's. Sandbox only: switched
 // off, every path answers a 503 page.
-import { html, type Logger, pageApp, type RenderErrorPage } from '@devplat/http';
+import { html, type Logger, pageApp, type RenderErrorPage, requestObserver } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
@@ -23,14 +24,20 @@ export interface ConsoleWebOptions {
   /** Served over https: Secure cookies with the __Host- prefix, X-Forwarded-* trusted. */
   secure: boolean;
   enabled: boolean;
+  metrics?: Metrics;
 }
 
-export function buildConsoleWeb(domain: ConsoleDomain, logger: Logger, { secure, enabled }: ConsoleWebOptions): Koa {
+export function buildConsoleWeb(
+  domain: ConsoleDomain,
+  logger: Logger,
+  { secure, enabled, metrics }: ConsoleWebOptions,
+): Koa {
   const { app, route } = pageApp({
     logger,
     errorPage,
     proxy: secure,
     guard: enabled ? refusalsAsProblems : switchedOff,
+    observe: metrics && requestObserver(metrics, 'console-web'),
   });
   consoleWebPages(route, domain, secure);
   return app;

@@ -1,0 +1,56 @@
+// What every process opens besides its listeners: its database and its store, with what /readyz
+// asks of each, what /metrics reads of their pools, and how the drain closes them.
+import type { Config } from '@devplat/config';
+import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
+import type { Closer, ReadinessCheck } from '@devplat/http';
+import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
+import type { Metrics, PoolReading } from '@devplat/metrics';
+
+/** A dependency's readiness checks and how the drain closes it. */
+export interface Watched {
+  checks: ReadinessCheck[];
+  closers: Closer[];
+}
+
+/** DATABASE_URL's PostgreSQL, or the embedded one. */
+export async function openProcessDatabase(config: Config, metrics: Metrics): Promise<Watched & { database: Database }> {
+  const database = config.databaseUrl
+    ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
+    : await prepareEmbeddedDatabase(config.dataDir);
+  return { database, ...watchDatabase(database, metrics, true) };
+}
+
+/** REDIS_URL's store, or one in this process (correct only for the one-process platform). */
+export async function openProcessStore(config: Config, metrics: Metrics): Promise<Watched & { store: KeyValueStore }> {
+  const store = config.redisUrl
+    ? redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs })
+    : memoryStore();
+  await store.ready();
+  return { store, ...watchStore(store, metrics) };
+}
+
+/** `owned`: the drain closes it (false for a database a test lends the process). */
+export function watchDatabase(database: Database, metrics: Metrics, owned: boolean): Watched {
+  metrics.watchPools(() => database.pools().map(({ name, ...stats }) => ({ pool: name, ...stats })));
+  return {
+    checks: databaseChecks(database),
+    closers: owned ? [{ name: 'database', close: () => database.close() }] : [],
+  };
+}
+
+export function watchStore(store: KeyValueStore, metrics: Metrics): Watched {
+  metrics.watchPools(() => redisReading(store));
+  return {
+    checks: [{ name: 'redis', check: () => store.ping() }],
+    closers: [{ name: 'store', close: () => store.close() }],
+  };
+}
+
+/** Redis is one connection: open or not, and the commands waiting on it. */
+function redisReading(store: KeyValueStore): PoolReading[] {
+  const redis = redisClientOf(store);
+  if (!redis) return [];
+  const connected = redis.status === 'ready' ? 1 : 0;
+  const pending = (redis as unknown as { commandQueue?: { length: number } }).commandQueue?.length ?? 0;
+  return [{ pool: 'redis', total: connected, idle: pending === 0 ? connected : 0, waiting: pending, max: 1 }];
+}
