@@ -12,6 +12,7 @@ import { createApp } from '@devplat/apps';
 import { generateSigningKey, loadConfig } from '@devplat/config';
 import { listen, readForm } from '@devplat/http';
 import { createTestDatabase } from '@devplat/test/database';
+import { sharedSecrets } from '@devplat/test/env';
 import { basicAuth } from '@devplat/test/oauth';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
@@ -35,7 +36,9 @@ const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 async function benchPlatform() {
   const config = loadConfig({
     ...process.env,
+    ...sharedSecrets, // required with REDIS_URL, as for any process sharing state
     LOG_LEVEL: 'warn',
+    MANAGEMENT_PORT: '0',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'devplat-bench-')),
     BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     PLAYER_CLIENT_URL: `http://127.0.0.2:${await freePort()}`,
