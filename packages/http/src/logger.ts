@@ -28,15 +28,23 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
   return pino({ level, name, redact, base: { service: name } }, destination);
 }
 
-/** One line per request: method, path (never the query), status, duration, request id. */
+/**
+ * One line per request: method, path (never the query), status, duration, request id, and where
+ * known the trace id, the app's client id and the contract's error code (a Problem's code or an
+ * OAuth error), which handlers leave in ctx.state.
+ */
 export function logRequest(logger: Logger, ctx: Context, started: number): void {
+  const { requestId, traceId, clientId, errorCode } = ctx.state;
   logger.info(
     {
-      request_id: ctx.state.requestId,
+      request_id: requestId,
+      ...(traceId && { trace_id: traceId }),
       method: ctx.method,
       path: ctx.path,
       status: ctx.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
+      ...(clientId && { client_id: clientId }),
+      ...(errorCode && { error: errorCode }),
     },
     'request',
   );

@@ -39,6 +39,7 @@ export const problemContentType = 'application/problem+json';
 
 export function sendProblem(ctx: Context, error: ProblemError): void {
   ctx.status = error.status;
+  ctx.state.errorCode = error.code;
   ctx.set(error.headers);
   ctx.type = problemContentType;
   ctx.body = JSON.stringify(buildProblem(error.code, error.detail, ctx.path, ctx.state.requestId as string));

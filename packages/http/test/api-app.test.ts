@@ -37,6 +37,12 @@ describe('apiApp', () => {
         throw new Error('database password is hunter2');
       },
     });
+    operation(router, '/refused', {
+      GET: (ctx) => {
+        ctx.state.clientId = 'svc_0123456789abcdef0123456789abcdef';
+        throw new ProblemError('INSUFFICIENT_SCOPE', 'This operation needs the scope city.public.read.');
+      },
+    });
     const second = new Router();
     operation(second, '/second', {
       GET: (ctx) => {
@@ -137,6 +143,21 @@ describe('apiApp', () => {
     const requests = entries.filter((entry) => entry.msg === 'request');
     assert.equal(requests.length, 1);
     assert.deepEqual([requests[0].method, requests[0].path, requests[0].status], ['GET', '/v1/crash', 500]);
+  });
+
+  test("the request's line carries the app's client id and the contract's error code where known", async () => {
+    const { response } = await send(server.origin, 'GET', '/v1/refused');
+    assert.equal(response.status, 403);
+    const line = lines
+      .map((entry) => JSON.parse(entry))
+      .find((entry) => entry.request_id === response.headers.get('x-request-id'));
+    assert.equal(line.client_id, 'svc_0123456789abcdef0123456789abcdef');
+    assert.equal(line.error, 'INSUFFICIENT_SCOPE');
+    const plain = await send(server.origin, 'GET', '/v1/things');
+    const quiet = lines
+      .map((entry) => JSON.parse(entry))
+      .find((entry) => entry.request_id === plain.response.headers.get('x-request-id'));
+    assert.ok(!('client_id' in quiet) && !('error' in quiet), 'absent where unknown');
   });
 });
 

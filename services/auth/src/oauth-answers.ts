@@ -31,11 +31,19 @@ const noClientAuthentication = 'no client authentication mechanism provided';
 
 export function contractOAuthAnswers(provider: Provider, metrics?: Metrics): Middleware {
   const answers = contractAnswers(provider);
-  if (!metrics) return answers;
   return async (ctx, next) => {
     await answers(ctx, next);
-    countAnswer(metrics, ctx);
+    noteForTheLog(ctx);
+    if (metrics) countAnswer(metrics, ctx);
   };
+}
+
+/** The request's log line carries the authenticated client's id and the OAuth error answered. */
+function noteForTheLog(ctx: Context): void {
+  const clientId = (ctx as { oidc?: { client?: { clientId?: unknown } } }).oidc?.client?.clientId;
+  if (typeof clientId === 'string') ctx.state.clientId = clientId;
+  const error = (ctx.body as { error?: unknown } | undefined)?.error;
+  if (ctx.status >= 400 && typeof error === 'string') ctx.state.errorCode = error;
 }
 
 /** Tokens issued by grant type, and refusals by OAuth error, as the client read them. */

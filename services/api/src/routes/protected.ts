@@ -25,6 +25,7 @@ export function authenticate(
 ): Middleware {
   return async (ctx, next) => {
     const token = await verifier.verify(bearerToken(ctx));
+    ctx.state.clientId = token.clientId;
     if (options.userTokensOnly && token.consentId === undefined) {
       throw new ProblemError(
         'USER_TOKEN_REQUIRED',
