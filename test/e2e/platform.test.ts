@@ -120,7 +120,7 @@ describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DA
     }
   });
 
-  test('the api service starts alone against DATABASE_URL', async () => {
+  test('the api service starts alone against DATABASE_URL, reporting the capabilities `npm start` does', async () => {
     const database = await createTestDatabase();
     const port = await freePort();
     try {
@@ -132,6 +132,11 @@ describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DA
       );
       try {
         await checkPublicOperations(`http://127.0.0.1:${port}/developer/v1`);
+        const { json } = await call(`http://127.0.0.1:${port}/developer/v1`, '/capabilities');
+        // The console and the worker run beside it in a sandbox deployment, as in the one process.
+        assert.equal(json.capabilities.developer_console, true);
+        assert.equal(json.capabilities.consent_webhooks, true);
+        assert.equal(json.capabilities.oauth_client_credentials, true);
       } finally {
         assert.equal(await api.stop(), 0);
       }
