@@ -3,7 +3,7 @@
 // bound, and not draining), /metrics the Prometheus text of its registry.
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { apiApp } from './api-app.ts';
 import type { Logger } from './logger.ts';
 import { operation } from './routes.ts';
@@ -19,8 +19,8 @@ export interface ManagementOptions {
   checks: ReadinessCheck[];
   /** A check that has not answered by then counts as failed. */
   checkTimeoutMs: number;
-  /** The process's metrics; a registry with Node's default process metrics when absent. */
-  registry?: Registry;
+  /** The process's metrics (createMetrics in @devplat/metrics). */
+  registry: Registry;
 }
 
 export interface Management {
@@ -42,18 +42,7 @@ function bounded(check: ReadinessCheck, timeoutMs: number): Promise<string> {
   return Promise.race([answered, late]).finally(() => clearTimeout(timer));
 }
 
-export function processRegistry(): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  return registry;
-}
-
-export function managementApp({
-  logger,
-  checks,
-  checkTimeoutMs,
-  registry = processRegistry(),
-}: ManagementOptions): Management {
+export function managementApp({ logger, checks, checkTimeoutMs, registry }: ManagementOptions): Management {
   let draining = false;
   const router = new Router({ strict: true, sensitive: true });
   operation(router, '/livez', {

@@ -2,6 +2,7 @@
 // (a refusal, and one that never answers within the bound), draining, and Prometheus text.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createMetrics } from '@devplat/metrics';
 import { createLogger, listen, type Management, managementApp, type RunningServer } from '../src/index.ts';
 
 let postgresql: 'ok' | 'refused' | 'hung' = 'ok';
@@ -10,6 +11,7 @@ let server: RunningServer;
 before(async () => {
   management = managementApp({
     logger: createLogger('silent', 'test'),
+    registry: createMetrics().registry,
     checkTimeoutMs: 200,
     checks: [
       {

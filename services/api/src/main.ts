@@ -1,6 +1,6 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset.
-import { listenHost, loadConfigOrExit } from '@devplat/config';
+import { listenHost, loadConfigOrExit, urlPort } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase } from '@devplat/runtime';
@@ -24,7 +24,7 @@ const app = buildApiApp({
   tokens: tokenVerifier(config, keys),
   metrics,
 });
-const port = config.port ?? Number(config.baseUrl.port || (config.baseUrl.protocol === 'https:' ? 443 : 80));
+const port = config.port ?? (urlPort(config.baseUrl) as number);
 const server = await listen(app.callback(), listenHost(config, config.baseUrl), port);
 const service = await openService({
   name: 'api',

@@ -46,11 +46,11 @@ function noteForTheLog(ctx: Context): void {
   if (ctx.status >= 400 && typeof error === 'string') ctx.state.errorCode = error;
 }
 
-/** Tokens issued by grant type, and refusals by OAuth error, as the client read them. */
+/** Tokens issued by grant type, and refusals by the OAuth error noted for the log line. */
 function countAnswer(metrics: Metrics, ctx: Context): void {
   const endpoint = ctx.path.endsWith('/revoke') ? 'revocation' : 'token';
-  const error = (ctx.body as { error?: unknown } | undefined)?.error;
-  if (ctx.status >= 400 && typeof error === 'string') metrics.oauthRefusals.inc({ endpoint, error });
+  const error = ctx.state.errorCode as string | undefined;
+  if (error !== undefined) metrics.oauthRefusals.inc({ endpoint, error });
   else if (ctx.status === 200 && endpoint === 'token') {
     // Only a grant type the provider accepted issues a token, so the label's values are bounded.
     const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;

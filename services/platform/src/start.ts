@@ -10,7 +10,7 @@ import {
   tokenVerifier,
 } from '@devplat/api';
 import { authPaths, buildAuthService, signingKeysLoaded } from '@devplat/auth';
-import { type Config, listenHost, resolveSecrets } from '@devplat/config';
+import { type Config, listenHost, resolveSecrets, urlPort } from '@devplat/config';
 import { buildConsoleApp } from '@devplat/console';
 import type { Database } from '@devplat/db';
 import { type Closer, createLogger, listen, type NamedListener, openService, type RunningService } from '@devplat/http';
@@ -41,10 +41,6 @@ function gateway(auth: RequestListener, api: RequestListener): RequestListener {
   return (request, response) => (isAuthPath(request) ? auth : api)(request, response);
 }
 
-function portOf(url: URL): number {
-  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-}
-
 export interface StartOptions {
   /** An open database to use (tests): the platform does not close it. */
   database?: Database;
@@ -67,7 +63,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       ? null
       : startWebhookWorker({ config, prisma: database.prisma, logger: logger.child({ service: 'worker' }), metrics });
   const closers: Closer[] = [
-    ...(worker ? [{ name: 'webhook worker', close: (ms: number) => worker.stop(Math.max(0, ms - 1_000)) }] : []),
+    ...(worker ? [{ name: 'webhook worker', close: worker.close }] : []),
     ...redis.closers,
     ...postgres.closers,
   ];
@@ -104,7 +100,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       'public',
       gateway(auth.api.callback(), api.callback()),
       config.baseUrl,
-      config.port ?? portOf(config.baseUrl),
+      config.port ?? (urlPort(config.baseUrl) as number),
     );
     await open('player client', auth.playerClient.callback(), config.playerClientUrl, config.ports.playerClient);
     await open('internal', auth.internal.callback(), config.authInternalUrl, config.ports.authInternal);

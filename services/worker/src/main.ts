@@ -25,10 +25,7 @@ const service = await openService({
   registry: metrics.registry,
   listeners: [],
   // Attempts in flight finish, or are abandoned with their leases given back, before the database closes.
-  closers: [
-    { name: 'webhook worker', close: (timeoutMs) => worker.stop(Math.max(0, timeoutMs - 1_000)) },
-    ...postgres.closers,
-  ],
+  closers: [{ name: 'webhook worker', close: worker.close }, ...postgres.closers],
 });
 process.stdout.write(`Webhook worker is running, management: ${service.managementServer.origin}\n`);
 drainOnSignals(service, logger);

@@ -17,6 +17,8 @@ export interface WebhookWorkerDeps {
 }
 
 export interface WebhookWorker {
+  /** For the drain: stop within `timeoutMs`, leaving a second to give abandoned leases back. */
+  close(timeoutMs: number): Promise<void>;
   /**
    * Stops polling and waits for the attempts in flight to finish, up to `graceMs` (default 5 s);
    * those still running then are abandoned and their leases given back.
@@ -131,7 +133,8 @@ export function startWebhookWorker({ config, prisma, logger, metrics }: WebhookW
 
   const running = run();
   let stopped: Promise<void> | null = null;
-  return {
+  const worker: WebhookWorker = {
+    close: (timeoutMs) => worker.stop(Math.max(0, timeoutMs - 1_000)),
     stop(graceMs = defaultGraceMs) {
       stopped ??= (async () => {
         stopping = true;
@@ -147,4 +150,5 @@ export function startWebhookWorker({ config, prisma, logger, metrics }: WebhookW
       return stopped;
     },
   };
+  return worker;
 }
