@@ -8,6 +8,7 @@ export {
   createApp,
   disableApp,
   type NewApp,
+  reactivateAccount,
   revokeSecret,
   suspendAccount,
 } from './registry.ts';

@@ -1,9 +1,10 @@
-// Changes to apps and their secrets in PostgreSQL: creation, rotation, revocation, disabling and
-// suspension. Each change that can end tokens tells the directory (directory.ts), which every
-// process consults through the per-request read (usable-app.ts). Each takes what else must commit
-// with it (`alsoInTransaction`: its audit record), run only when the change happened.
+// Changes to apps and their secrets in PostgreSQL: creation, rotation, revocation, disabling,
+// suspension and reactivation. Each change that decides whether tokens work tells the directory
+// (directory.ts), which every process consults through the per-request read (usable-app.ts). Each
+// takes what else must commit with it (`alsoInTransaction`: its audit record), run only when the
+// change happened.
 import { isScope, scopeNames } from '@devplat/contract';
-import type { App, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
+import type { AccountStatus, App, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
@@ -144,14 +145,36 @@ export async function suspendAccount(
   accountId: string,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
+  return changeAccountStatus(prisma, directory, accountId, 'suspended', alsoInTransaction);
+}
+
+/** The reverse of suspendAccount: the account's apps work again (those not disabled on their own). */
+export async function reactivateAccount(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  accountId: string,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  return changeAccountStatus(prisma, directory, accountId, 'active', alsoInTransaction);
+}
+
+// Suspends an active account or reactivates a suspended one, with its apps' directory entries.
+function changeAccountStatus(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  accountId: string,
+  status: AccountStatus,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  const suspending = status === 'suspended';
   return changedApps(
     prisma,
     directory,
     { accountId },
     (tx) =>
       tx.account.updateMany({
-        where: { id: accountId, status: 'active' },
-        data: { status: 'suspended', suspendedAt: new Date() },
+        where: { id: accountId, status: suspending ? 'active' : 'suspended' },
+        data: { status, suspendedAt: suspending ? new Date() : null },
       }),
     alsoInTransaction,
   );

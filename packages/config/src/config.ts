@@ -378,17 +378,41 @@ function listenerPorts(config: Config): number[] {
   return [...new Set(ports)];
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/** Where the stores are: all that a job on them (db:migrate, the admin command) reads. */
+export type StoreSettings = Pick<
+  Config,
+  'environment' | 'databaseUrl' | 'redisUrl' | 'redisKeyPrefix' | 'databaseTimeoutMs' | 'redisTimeoutMs' | 'dataDir'
+>;
+
+/**
+ * The store settings alone, with the same names, *_FILE forms and messages as loadConfig; a job
+ * that signs nothing and serves nothing needs none of the shared secrets loadConfig requires.
+ */
+export function loadStoreSettings(env: Env = process.env): StoreSettings {
   const environment = oneOf(env, 'DEVELOPER_PLATFORM_ENVIRONMENT', environments, 'sandbox');
+  const settings: StoreSettings = {
+    environment,
+    databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read(env, 'REDIS_KEY_PREFIX') ?? 'devplat:',
+    databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
+    dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
+  };
+  if (!isAbsolute(settings.dataDir)) throw new ConfigError('DATA_DIR', 'must resolve to an absolute path');
+  return settings;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const stores = loadStoreSettings(env);
+  const { environment, redisUrl } = stores;
   const production = environment === 'production';
-  const redisUrl = connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']);
   const playerClientUrl = cookieOrigin(env, 'PLAYER_CLIENT_URL', 'http://127.0.0.2:8081', production);
   const consoleUrl = cookieOrigin(env, 'CONSOLE_URL', 'http://127.0.0.3:8082', production);
   const mockBaseUrl = apiBase(env, 'MOCK_BASE_URL', 'http://127.0.0.1:8083/developer/v1', false);
   const authInternalUrl = origin(env, 'AUTH_INTERNAL_URL', 'http://127.0.0.1:8084', false);
   const shutdownTimeoutMs = integer(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100, 600_000);
   const config: Config = {
-    environment,
     platformEnabled: flag(env, 'DEVELOPER_PLATFORM_ENABLED', !production),
     baseUrl: apiBase(env, 'BASE_URL', 'http://127.0.0.1:8080/developer/v1', production),
     playerClientUrl,
@@ -396,12 +420,7 @@ export function loadConfig(env: Env = process.env): Config {
     mockBaseUrl,
     authInternalUrl,
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
-    databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl,
-    redisKeyPrefix: read(env, 'REDIS_KEY_PREFIX') ?? 'devplat:',
-    databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
-    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
-    dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
+    ...stores,
     host: read(env, 'HOST'),
     port: port(env, 'PORT'),
     ports: {
@@ -426,7 +445,6 @@ export function loadConfig(env: Env = process.env): Config {
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');
   if (production && config.redisUrl === null) throw new ConfigError('REDIS_URL', 'is required in production');
-  if (!isAbsolute(config.dataDir)) throw new ConfigError('DATA_DIR', 'must resolve to an absolute path');
   return config;
 }
 
@@ -439,9 +457,11 @@ export function sandboxToolsEnabled(config: Pick<Config, 'platformEnabled' | 'en
 }
 
 /** For entry points: a bad setting ends the process with one line naming the variable. */
-export function loadConfigOrExit(env: Env = process.env): Config {
+export function loadConfigOrExit(env?: Env): Config;
+export function loadConfigOrExit<Settings>(env: Env, load: (env: Env) => Settings): Settings;
+export function loadConfigOrExit(env: Env = process.env, load: (env: Env) => unknown = loadConfig): unknown {
   try {
-    return loadConfig(env);
+    return load(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`configuration error: ${error.message}\n`);

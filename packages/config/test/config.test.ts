@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { productionEnv, sharedSecrets } from '@devplat/test/env';
-import { ConfigError, cookieHosts, listenHost, loadConfig } from '../src/index.ts';
+import { ConfigError, cookieHosts, listenHost, loadConfig, loadStoreSettings } from '../src/index.ts';
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
@@ -148,6 +148,18 @@ describe('configuration', () => {
       });
     }
   }
+
+  test('a job on the stores (db:migrate, admin) reads their settings alone: no secret is required beside REDIS_URL', () => {
+    const settings = loadStoreSettings({
+      DEVELOPER_PLATFORM_ENVIRONMENT: 'staging',
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: 'job:',
+    });
+    assert.equal(settings.redisUrl, 'redis://127.0.0.1:6379');
+    assert.equal(settings.redisKeyPrefix, 'job:');
+    assert.throws(() => loadStoreSettings({ DATABASE_URL: 'mysql://x' }), { variable: 'DATABASE_URL' });
+  });
 
   test('without REDIS_URL (one process) the secrets may be left to be generated', () => {
     assert.equal(loadConfig({}).secretSettings.signingKeys, null);

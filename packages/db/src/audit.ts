@@ -8,25 +8,31 @@ export interface Actor {
   requestId?: string;
 }
 
+/** An operator acting through the admin command (services/admin), by the name they gave. */
+export interface Operator {
+  operator: string;
+}
+
 /** Work to do inside a change's transaction, with what the change made: its audit record, say. */
 export type InTransaction<Made = void> = (tx: Prisma.TransactionClient, made: Made) => Promise<unknown>;
 
 export async function audit(
   tx: Prisma.TransactionClient,
-  actor: Actor,
+  actor: Actor | Operator,
   action: string,
   target: { type: string; id: string },
   details: Prisma.InputJsonObject = {},
 ): Promise<void> {
+  const byOperator = 'operator' in actor;
   await tx.auditRecord.create({
     data: {
-      actorType: 'account',
-      actorId: actor.accountId,
+      actorType: byOperator ? 'operator' : 'account',
+      actorId: byOperator ? actor.operator : actor.accountId,
       action,
       targetType: target.type,
       targetId: target.id,
       details,
-      requestId: actor.requestId ?? null,
+      requestId: byOperator ? null : (actor.requestId ?? null),
     },
   });
 }

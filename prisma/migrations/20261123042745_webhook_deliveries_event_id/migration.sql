@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "webhook_deliveries_event_id_idx" ON "webhook_deliveries"("event_id");

@@ -1,0 +1,112 @@
+// What every admin command is made of: its name, its help, its options, and the work it does. A
+// command either finishes (exit 0) or throws; main.ts turns what it throws into one line on stderr
+// and the exit code of sysexits.h.
+
+/** sysexits.h, as the services use them (78 is loadConfigOrExit's). */
+export const exitCodes = { ok: 0, usage: 64, dataError: 65, unavailable: 69, software: 70, config: 78 } as const;
+
+/** A command line the admin cannot run, or a request it refuses: one line, and the exit code. */
+export class AdminError extends Error {
+  override readonly name = 'AdminError';
+  readonly exitCode: number;
+  constructor(exitCode: number, message: string) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export const usageError = (message: string) => new AdminError(exitCodes.usage, message);
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** What help shows after a string option's name: "<N>", "<name>". */
+  value?: string;
+  description: string;
+  /** Shown as required in help; the command checks it (a default may come from the environment). */
+  required?: boolean;
+}
+
+/** Where a command writes: results on stdout, notes for the operator on stderr. */
+export interface Io {
+  out(text: string): void;
+  note(text: string): void;
+}
+
+export interface Invocation {
+  /** The options given, by name (a string option's value, or true). */
+  options: Record<string, string | boolean | undefined>;
+  /** The positional arguments, by the names in the command's `args`. */
+  args: Record<string, string>;
+  env: Record<string, string | undefined>;
+  io: Io;
+}
+
+/** What help says of a command. */
+export interface CommandText {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** Paragraphs for `admin <command> --help`, after the usage line. */
+  details: string;
+}
+
+export interface Command extends CommandText {
+  /** Positional arguments, each required, in order. */
+  args: string[];
+  options: Record<string, OptionSpec>;
+  run(invocation: Invocation): Promise<void>;
+}
+
+/** The operator's name for the audit record: --operator, else ADMIN_OPERATOR. */
+function operatorName(invocation: Invocation): string {
+  const given = invocation.options.operator ?? invocation.env.ADMIN_OPERATOR;
+  const name = typeof given === 'string' ? given.trim() : '';
+  if (name === '') throw usageError('--operator <name> (or ADMIN_OPERATOR) is required: the audit record names you');
+  if (name.length > 100) throw usageError('--operator must be at most 100 characters');
+  return name;
+}
+
+/** --reason, recorded in the audit record's details; null when not given. */
+function reasonText(invocation: Invocation): string | null {
+  const reason = invocation.options.reason;
+  if (typeof reason !== 'string' || reason.trim() === '') return null;
+  if (reason.length > 1000) throw usageError('--reason must be at most 1000 characters');
+  return reason.trim();
+}
+
+/** An audited change's run: the invocation, who acts (for the audit record) and why. */
+export interface AuditedRun {
+  invocation: Invocation;
+  operator: string;
+  reason: string | null;
+}
+
+/**
+ * A command that changes one account or player named by its first argument and writes an audit
+ * record (actor type operator): it takes --operator (or ADMIN_OPERATOR) and --reason besides its
+ * own options.
+ */
+export function auditedCommand(
+  { name, summary, details }: CommandText,
+  argument: string,
+  options: Record<string, OptionSpec>,
+  change: (run: AuditedRun) => Promise<void>,
+): Command {
+  return {
+    name,
+    summary,
+    details,
+    args: [argument],
+    options: {
+      ...options,
+      operator: {
+        type: 'string',
+        value: '<name>',
+        description: 'Who you are, for the audit record (actor type operator); default ADMIN_OPERATOR',
+        required: true,
+      },
+      reason: { type: 'string', value: '<text>', description: 'Why, recorded in the audit record' },
+    },
+    run: (invocation) => change({ invocation, operator: operatorName(invocation), reason: reasonText(invocation) }),
+  };
+}

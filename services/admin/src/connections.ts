@@ -1,0 +1,70 @@
+// The stores a command works on: the deployment's PostgreSQL (DATABASE_URL, required) and, for the
+// changes every process's app directory must hear of, its Redis (REDIS_URL, when set). The settings
+// are read as the services read them (loadStoreSettings: the same names, *_FILE forms and
+// messages); the admin command signs nothing and serves nothing, so it reads no secret.
+import { type AppDirectory, appDirectory } from '@devplat/apps';
+import { ConfigError, loadStoreSettings, type StoreSettings } from '@devplat/config';
+import { openDatabase, type PrismaClient, schemaVersionProblem } from '@devplat/db';
+import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
+import { AdminError, exitCodes, type Io } from './command.ts';
+
+/** The settings a command that touches data needs; ConfigError (exit 78) when one is missing or bad. */
+export function adminConfig(env: Record<string, string | undefined>): StoreSettings {
+  const config = loadStoreSettings(env);
+  if (config.databaseUrl === null) {
+    throw new ConfigError('DATABASE_URL', "is required: the admin command works on the deployment's PostgreSQL");
+  }
+  return config;
+}
+
+/**
+ * Runs work on the deployment's PostgreSQL, every call bounded by DATABASE_TIMEOUT_MS. First, as
+ * /readyz does, the database must answer and hold this build's schema (exit 69 otherwise).
+ */
+export async function withDatabase<T>(config: StoreSettings, work: (prisma: PrismaClient) => Promise<T>): Promise<T> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    timeoutMs: config.databaseTimeoutMs,
+    poolSize: 2,
+  });
+  try {
+    const problem = await schemaVersionProblem(database.query).catch((error: unknown) => {
+      if ((error as { code?: string }).code === '42P01') return 'it has none (run db:migrate)';
+      throw error;
+    });
+    if (problem)
+      throw new AdminError(exitCodes.unavailable, `the database does not hold this build's schema: ${problem}`);
+    return await work(database.prisma);
+  } finally {
+    await database.close().catch(() => {});
+  }
+}
+
+/**
+ * Runs work with the app directory on REDIS_URL's store, so the version bumps of a change reach
+ * every process's cache (the token endpoint's). Without REDIS_URL no other process can be told:
+ * said on stderr.
+ */
+export async function withDirectory<T>(
+  config: StoreSettings,
+  prisma: PrismaClient,
+  io: Io,
+  work: (directory: AppDirectory) => Promise<T>,
+): Promise<T> {
+  let store: KeyValueStore;
+  if (config.redisUrl) {
+    store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
+    await store.ready();
+  } else {
+    io.note(
+      'note: REDIS_URL is unset, so no process was told of the change: the resource API checks every call in ' +
+        'PostgreSQL and sees it at once, but a token endpoint that cached the app sees it within 60 s.',
+    );
+    store = memoryStore();
+  }
+  try {
+    return await work(appDirectory(prisma, store));
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
