@@ -9,9 +9,9 @@ import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
 import { moved, scrape } from '@devplat/test/metrics';
-import { insecure } from '@devplat/test/oauth';
-import { consentOverHttp, createPlayer } from '@devplat/test/players';
+import { createPlayer } from '@devplat/test/players';
 import { freePort, repoRoot } from '@devplat/test/process';
+import { bearer, clientCredentialsToken, replicaServer, userToken } from '@devplat/test/replica-oauth';
 import {
   type Deployment,
   plannedDeployment,
@@ -21,67 +21,9 @@ import {
 } from '@devplat/test/services';
 import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import * as oauth from 'oauth4webapi';
 
 const redisUrl = process.env.REDIS_URL?.trim() || null;
 const skip = realPostgresUrl && redisUrl ? false : 'needs a real PostgreSQL and Redis (DATABASE_URL, REDIS_URL)';
-
-/** An authorization server as an app configured by hand would see one replica of it. */
-function replicaServer(deployment: Deployment, auth: RunningProcess, playerClient = deployment.playerClient) {
-  return {
-    issuer: deployment.base,
-    token_endpoint: `${auth.origin}/developer/v1/oauth/token`,
-    authorization_endpoint: `${playerClient}/oauth/authorize`,
-  } satisfies oauth.AuthorizationServer;
-}
-
-async function clientCredentialsToken(as: oauth.AuthorizationServer, clientId: string, clientSecret: string) {
-  const response = await oauth.clientCredentialsGrantRequest(
-    as,
-    { client_id: clientId },
-    oauth.ClientSecretBasic(clientSecret),
-    new URLSearchParams({ scope: 'city.public.read' }),
-    insecure,
-  );
-  return (await oauth.processClientCredentialsResponse(as, { client_id: clientId }, response)).access_token;
-}
-
-/** The authorization code flow with PKCE through one replica's player client and token endpoint. */
-async function userToken(
-  as: oauth.AuthorizationServer,
-  app: { clientId: string; clientSecret: string },
-  player: { username: string; password: string },
-) {
-  const redirectUri = 'http://127.0.0.1:9/callback';
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint as string);
-  url.search = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.clientId,
-    redirect_uri: redirectUri,
-    scope: 'profile.basic.read',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
-  const callback = await consentOverHttp(url.href, player);
-  const client = { client_id: app.clientId };
-  const params = oauth.validateAuthResponse(as, client, callback, state);
-  const response = await oauth.authorizationCodeGrantRequest(
-    as,
-    client,
-    oauth.ClientSecretBasic(app.clientSecret),
-    params,
-    redirectUri,
-    verifier,
-    insecure,
-  );
-  return (await oauth.processAuthorizationCodeResponse(as, client, response)).access_token;
-}
-
-const bearer = (base: string, path: string, token: string) =>
-  fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
 describe('operable services: probes, readiness, metrics', { skip }, () => {
   let database: TestDatabase;

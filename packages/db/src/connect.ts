@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { defaultTimeouts } from '@devplat/config';
+import type { ServerTarget, Tracing } from '@devplat/tracing';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -56,6 +57,18 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** DATABASE_TIMEOUT_MS: the bound on a connection, a statement and a transaction's wait to start. */
   timeoutMs?: number;
+  /** Spans for the statements of traced requests (a real server only; PGlite is in the process). */
+  tracing?: Pick<Tracing, 'query' | 'prismaAdapter'>;
+}
+
+/** Where the server is, for spans: never the URL itself, which may carry a password. */
+function serverOf(databaseUrl: string): ServerTarget {
+  const url = new URL(databaseUrl);
+  return {
+    address: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port) || 5432,
+    namespace: decodeURIComponent(url.pathname.slice(1)) || undefined,
+  };
 }
 
 /**
@@ -68,15 +81,25 @@ function bounded(timeoutMs: number) {
   return { connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, statement_timeout: timeoutMs };
 }
 
+const untraced: Pick<Tracing, 'query' | 'prismaAdapter'> = {
+  query: (query) => query,
+  prismaAdapter: (factory) => factory,
+};
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const timeoutMs = options.timeoutMs ?? defaultTimeouts.databaseMs;
+  const traced = options.tracing ?? untraced;
   if (options.databaseUrl !== null) {
     const max = options.poolSize ?? 10;
     const prismaPool = new pg.Pool({ connectionString: options.databaseUrl, max, ...bounded(timeoutMs) });
     prismaPool.on('error', () => {}); // a dropped idle connection fails the next query, not the process
+    const server = serverOf(options.databaseUrl);
     const adapter = failingClosed(
       // A dropped connection must fail the query it serves, not crash the process.
-      new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
+      traced.prismaAdapter(
+        new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
+        server,
+      ),
     );
     // A transaction waits at most the bound for its connection; it is several statements, each
     // bounded, so the whole may take twice that before Prisma ends it.
@@ -102,13 +125,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       names.set(text, name);
       return name;
     };
-    const query = async <Row>(text: string, values: unknown[]) => {
+    const query = traced.query(async <Row>(text: string, values: unknown[]) => {
       try {
         return (await pool.query({ name: nameOf(text), text, values })).rows as Row[];
       } catch (error) {
         throw postgresFailure(error);
       }
-    };
+    }, server);
     return {
       prisma,
       query: Object.assign(query, { timeoutMs }),

@@ -18,3 +18,4 @@ export * from './server.ts';
 export * from './service.ts';
 export * from './sessions.ts';
 export * from './tokens.ts';
+export * from './tracing.ts';

@@ -1,10 +1,11 @@
-// What every process opens besides its listeners: its database and its store, with what /readyz
-// asks of each, what /metrics reads of their pools, and how the drain closes them.
-import type { Config } from '@devplat/config';
+// What every process opens besides its listeners: its tracing, its database and its store, with
+// what /readyz asks of each, what /metrics reads of their pools, and how the drain closes them.
+import { type Config, ConfigError } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import type { Closer, ReadinessCheck } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
 import type { Metrics, PoolReading } from '@devplat/metrics';
+import { noopTracing, startTracing, type Tracing } from '@devplat/tracing';
 
 /** A dependency's readiness checks and how the drain closes it. */
 export interface Watched {
@@ -12,19 +13,48 @@ export interface Watched {
   closers: Closer[];
 }
 
+/**
+ * The process's tracing, per the OTEL_* variables (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set);
+ * a ConfigError names an endpoint that is not an http(s) URL. For loadConfigOrExit.
+ */
+export function processTracing(serviceName: string, env: Record<string, string | undefined>): Tracing {
+  try {
+    return startTracing({ serviceName, env });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const [variable = 'OTEL_EXPORTER_OTLP_ENDPOINT', ...problem] = error.message.split(' ');
+    throw new ConfigError(variable, problem.join(' '));
+  }
+}
+
+/** The drain's last step: the spans still queued are exported (within about two seconds). */
+export function tracingClosers(tracing: Tracing): Closer[] {
+  return tracing.enabled ? [{ name: 'tracing', close: () => tracing.shutdown() }] : [];
+}
+
 /** DATABASE_URL's PostgreSQL, or the embedded one. */
-export async function openProcessDatabase(config: Config, metrics: Metrics): Promise<Watched & { database: Database }> {
+export async function openProcessDatabase(
+  config: Config,
+  metrics: Metrics,
+  tracing: Tracing = noopTracing,
+): Promise<Watched & { database: Database }> {
   const database = config.databaseUrl
-    ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs })
+    ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs, tracing })
     : await prepareEmbeddedDatabase(config.dataDir);
   return { database, ...watchDatabase(database, metrics, true) };
 }
 
 /** REDIS_URL's store, or one in this process (correct only for the one-process platform). */
-export async function openProcessStore(config: Config, metrics: Metrics): Promise<Watched & { store: KeyValueStore }> {
+export async function openProcessStore(
+  config: Config,
+  metrics: Metrics,
+  tracing: Tracing = noopTracing,
+): Promise<Watched & { store: KeyValueStore }> {
   const store = config.redisUrl
     ? redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs })
     : memoryStore();
+  const redis = redisClientOf(store);
+  if (redis) tracing.redis(redis);
   await store.ready();
   return { store, ...watchStore(store, metrics) };
 }

@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type OtlpReceiver, startOtlpReceiver } from '@devplat/test/otlp-receiver';
 import Router from '@koa/router';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import { noopTracing, startTracing } from '../src/index.ts';
-import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 
 describe('tracing switched off', () => {
   let receiver: OtlpReceiver;

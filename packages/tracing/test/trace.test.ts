@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { type OtlpReceiver, type ReceivedSpan, spanKind, startOtlpReceiver } from '@devplat/test/otlp-receiver';
 import Router from '@koa/router';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlDriverAdapter, SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -16,7 +17,6 @@ import { Redis } from 'ioredis';
 import Koa from 'koa';
 import pg from 'pg';
 import { startTracing, type Tracing } from '../src/index.ts';
-import { type OtlpReceiver, type ReceivedSpan, spanKind, startOtlpReceiver } from './otlp-receiver.ts';
 
 const databaseUrl = process.env.DATABASE_URL?.trim() || null;
 const redisUrl = process.env.REDIS_URL?.trim() || null;

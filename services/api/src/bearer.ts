@@ -6,7 +6,7 @@ import type { Config } from '@devplat/config';
 import { isUuid } from '@devplat/db';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError } from '@devplat/http';
-import { createRemoteJWKSet, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { Context } from 'koa';
 
 export interface AccessToken {
@@ -92,12 +92,13 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
 
 export type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
 
-/** The auth service's JWKS over HTTP (AUTH_INTERNAL_URL/jwks.json). */
-export function remoteKeys(config: Config): RemoteKeys {
+/** The auth service's JWKS over HTTP (AUTH_INTERNAL_URL/jwks.json), fetched with `fetch` (a traced one). */
+export function remoteKeys(config: Config, fetch: typeof globalThis.fetch = globalThis.fetch): RemoteKeys {
   return createRemoteJWKSet(new URL('/jwks.json', config.authInternalUrl), {
     timeoutDuration: 2_000,
     cooldownDuration: 30_000,
     cacheMaxAge: 10 * 60_000,
+    [customFetch]: fetch,
   });
 }
 

@@ -1,9 +1,9 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset.
 import { listenHost, loadConfigOrExit, urlPort } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase } from '@devplat/runtime';
+import { openProcessDatabase, processTracing, tracingClosers } from '@devplat/runtime';
 import { buildApiApp } from './app.ts';
 import { remoteKeys, signingKeysCheck, tokenVerifier } from './bearer.ts';
 import { splitIntegrations } from './capabilities.ts';
@@ -12,8 +12,9 @@ import { createStatusSource } from './status-source.ts';
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'api');
 const metrics = createMetrics();
-const { database, checks, closers } = await openProcessDatabase(config, metrics);
-const keys = remoteKeys(config);
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('api', env));
+const { database, checks, closers } = await openProcessDatabase(config, metrics, tracing);
+const keys = remoteKeys(config, tracing.fetch);
 const app = buildApiApp({
   config,
   prisma: database.prisma,
@@ -25,7 +26,7 @@ const app = buildApiApp({
   metrics,
 });
 const port = config.port ?? (urlPort(config.baseUrl) as number);
-const server = await listen(app.callback(), listenHost(config, config.baseUrl), port);
+const server = await listen(withTracing(app, tracing).callback(), listenHost(config, config.baseUrl), port);
 const service = await openService({
   name: 'api',
   config,
@@ -33,7 +34,7 @@ const service = await openService({
   checks: [...checks, signingKeysCheck(keys)],
   registry: metrics.registry,
   listeners: [{ name: 'public', server }],
-  closers,
+  closers: [...closers, ...tracingClosers(tracing)],
 });
 logger.info({ origin: server.origin, management: service.managementServer.origin }, 'api service listening');
 process.stdout.write(

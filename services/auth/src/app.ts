@@ -4,6 +4,7 @@ import type { PrismaClient } from '@devplat/db';
 import { apiApp, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
+import type { Tracing } from '@devplat/tracing';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -23,6 +24,7 @@ export interface AuthDependencies {
   store: KeyValueStore;
   logger: Logger;
   metrics?: Metrics;
+  tracing?: Tracing;
 }
 
 /** Where RFC 8414 clients look for an issuer with a path, beside the contract's location. */
@@ -57,8 +59,11 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
   };
 }
 
-function buildTokenApp({ config, secrets, prisma, logger, metrics }: AuthDependencies, provider: Provider): Koa {
-  const oauthAnswers = contractOAuthAnswers(provider, metrics);
+function buildTokenApp(
+  { config, secrets, prisma, logger, metrics, tracing }: AuthDependencies,
+  provider: Provider,
+): Koa {
+  const oauthAnswers = contractOAuthAnswers(provider, metrics, tracing);
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
   const on = platformSwitch(config.platformEnabled);

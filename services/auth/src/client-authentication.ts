@@ -4,6 +4,7 @@
 // they are shaped as its hooks: the lookup is the Client model's adapter, the check replaces
 // Client.prototype.compareClientSecret (the provider would compare plaintext).
 import { type AppDirectory, matchSecret } from '@devplat/apps';
+import type { Tracing } from '@devplat/tracing';
 import type Provider from 'oidc-provider';
 import { requestApp } from './request-app.ts';
 
@@ -39,14 +40,20 @@ export function clientAdapter(apps: AppDirectory) {
 }
 
 /** Secrets are checked against the app's active secret hashes; the one that matched is remembered. */
-export function compareHashedSecrets(provider: Provider, apps: AppDirectory): void {
-  provider.Client.prototype.compareClientSecret = async function compareClientSecret(actual: string) {
-    // The Client adapter loaded this app (with its secret hashes) earlier in the same request.
-    const known = requestApp.get()?.app;
-    const app = known?.clientId === this.clientId ? known : await apps.find(this.clientId);
-    const secret = app ? matchSecret(actual, app.secrets) : null;
-    if (!app || !secret) return false;
-    requestApp.set({ app, clientSecretId: secret.id });
-    return true;
+export function compareHashedSecrets(provider: Provider, apps: AppDirectory, tracing: Tracing): void {
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
+    const clientId: string = this.clientId;
+    return tracing.span('oauth client authentication', { 'devplat.oauth.client_id': clientId }, async (span) => {
+      // The Client adapter loaded this app (with its secret hashes) earlier in the same request.
+      const known = requestApp.get()?.app;
+      const app = known?.clientId === clientId ? known : await apps.find(clientId);
+      const secret = app ? matchSecret(actual, app.secrets) : null;
+      if (!app || !secret) {
+        span.set('devplat.oauth.error', 'invalid_client');
+        return false;
+      }
+      requestApp.set({ app, clientSecretId: secret.id });
+      return true;
+    });
   };
 }

@@ -2,9 +2,9 @@
 // REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
 // /.well-known/oauth-authorization-server/developer/v1 here.
 import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, openProcessStore } from '@devplat/runtime';
+import { openProcessDatabase, openProcessStore, processTracing, tracingClosers } from '@devplat/runtime';
 import { buildAuthService } from './app.ts';
 import { signingKeysLoaded } from './internal.ts';
 
@@ -15,8 +15,9 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'auth');
 const metrics = createMetrics();
-const postgres = await openProcessDatabase(config, metrics);
-const redis = await openProcessStore(config, metrics);
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('auth', env));
+const postgres = await openProcessDatabase(config, metrics, tracing);
+const redis = await openProcessStore(config, metrics, tracing);
 const secrets = resolveSecrets(config);
 const service = buildAuthService({
   config,
@@ -25,15 +26,20 @@ const service = buildAuthService({
   store: redis.store,
   logger,
   metrics,
+  tracing,
 });
-const server = await listen(service.api.callback(), listenHost(config, config.baseUrl), config.port ?? 8090);
+const server = await listen(
+  withTracing(service.api, tracing).callback(),
+  listenHost(config, config.baseUrl),
+  config.port ?? 8090,
+);
 const playerServer = await listen(
-  service.playerClient.callback(),
+  withTracing(service.playerClient, tracing).callback(),
   listenHost(config, config.playerClientUrl),
   config.ports.playerClient,
 );
 const internalServer = await listen(
-  service.internal.callback(),
+  withTracing(service.internal, tracing).callback(),
   listenHost(config, config.authInternalUrl),
   config.ports.authInternal,
 );
@@ -48,7 +54,7 @@ const running = await openService({
     { name: 'player client', server: playerServer },
     { name: 'internal', server: internalServer },
   ],
-  closers: [...redis.closers, ...postgres.closers],
+  closers: [...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
 process.stdout.write(
   `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}, ` +

@@ -6,7 +6,8 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
-import type { Context, Middleware } from 'koa';
+import { noopTracing, type Tracing } from '@devplat/tracing';
+import type { Context, Middleware, Next } from 'koa';
 import type Provider from 'oidc-provider';
 
 const contractErrors = new Set([
@@ -29,14 +30,36 @@ const translated: Record<string, [string, string]> = {
 // calls that invalid_request, where RFC 6749 §5.2 has invalid_client).
 const noClientAuthentication = 'no client authentication mechanism provided';
 
-export function contractOAuthAnswers(provider: Provider, metrics?: Metrics): Middleware {
+export function contractOAuthAnswers(
+  provider: Provider,
+  metrics?: Metrics,
+  tracing: Tracing = noopTracing,
+): Middleware {
   const answers = contractAnswers(provider);
-  return async (ctx, next) => {
+  const answer = async (ctx: Context, next: Next) => {
     await answers(ctx, next);
     noteForTheLog(ctx);
     if (metrics) countAnswer(metrics, ctx);
   };
+  if (!tracing.enabled) return answer;
+  return (ctx, next) =>
+    tracing.span(endpointOf(ctx) === 'token' ? 'oauth token' : 'oauth revocation', {}, async (span) => {
+      try {
+        await answer(ctx, next);
+      } finally {
+        const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+        // Only a grant type the provider knows: a request's own value could be anything.
+        if (typeof grantType === 'string' && grantTypes.has(grantType)) span.set('devplat.oauth.grant_type', grantType);
+        span.set('devplat.oauth.client_id', ctx.state.clientId as string | undefined);
+        // A refusal is the client's error, answered as the contract says: noted, not a failed span.
+        span.set('devplat.oauth.error', ctx.state.errorCode as string | undefined);
+      }
+    });
 }
+
+const grantTypes = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+
+const endpointOf = (ctx: Context) => (ctx.path.endsWith('/revoke') ? 'revocation' : 'token');
 
 /** The request's log line carries the authenticated client's id and the OAuth error answered. */
 function noteForTheLog(ctx: Context): void {
@@ -48,7 +71,7 @@ function noteForTheLog(ctx: Context): void {
 
 /** Tokens issued by grant type, and refusals by the OAuth error noted for the log line. */
 function countAnswer(metrics: Metrics, ctx: Context): void {
-  const endpoint = ctx.path.endsWith('/revoke') ? 'revocation' : 'token';
+  const endpoint = endpointOf(ctx);
   const error = ctx.state.errorCode as string | undefined;
   if (error !== undefined) metrics.oauthRefusals.inc({ endpoint, error });
   else if (ctx.status === 200 && endpoint === 'token') {

@@ -9,6 +9,7 @@ import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
+import { noopTracing, type Tracing } from '@devplat/tracing';
 import Provider, { type RefreshToken } from 'oidc-provider';
 import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
@@ -24,9 +25,17 @@ export interface ProviderDependencies {
   prisma: PrismaClient;
   store: KeyValueStore;
   metrics?: Metrics;
+  tracing?: Tracing;
 }
 
-export function createProvider({ config, secrets, prisma, store, metrics }: ProviderDependencies): Provider {
+export function createProvider({
+  config,
+  secrets,
+  prisma,
+  store,
+  metrics,
+  tracing = noopTracing,
+}: ProviderDependencies): Provider {
   const resource = config.baseUrl.href;
   const apps = appDirectory(prisma, store, metrics);
   const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
@@ -52,7 +61,7 @@ export function createProvider({ config, secrets, prisma, store, metrics }: Prov
     scopes: [],
     responseTypes: ['code'],
     pkce: { required: () => true },
-    rotateRefreshToken: (ctx) => rotateFamily(prisma, ctx),
+    rotateRefreshToken: (ctx) => tracing.span('oauth refresh token rotation', {}, () => rotateFamily(prisma, ctx)),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -98,7 +107,7 @@ export function createProvider({ config, secrets, prisma, store, metrics }: Prov
     },
     extraTokenClaims: accessTokenClaims(config.environment, prisma),
   });
-  compareHashedSecrets(provider, apps);
+  compareHashedSecrets(provider, apps, tracing);
   // Each refresh token's id names its family (refresh-token-adapter.ts).
   Object.assign(provider.RefreshToken.prototype, {
     generateTokenId(this: RefreshToken) {

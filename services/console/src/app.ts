@@ -3,9 +3,10 @@
 // off, the API answers 503 FEATURE_DISABLED Problems and the web UI 503 pages.
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import type { Logger } from '@devplat/http';
+import { type Logger, withTracing } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
+import { noopTracing, type Tracing } from '@devplat/tracing';
 import Koa from 'koa';
 import { buildConsoleApi } from './api/app.ts';
 import { consoleDomain } from './domain/index.ts';
@@ -17,17 +18,26 @@ export interface ConsoleDependencies {
   store: KeyValueStore;
   logger: Logger;
   metrics?: Metrics;
+  tracing?: Tracing;
 }
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
 /** One app whose request listener hands each request, whole, to the API or to the web UI. */
-export function buildConsoleApp({ config, prisma, store, logger, metrics }: ConsoleDependencies): Koa {
+export function buildConsoleApp({
+  config,
+  prisma,
+  store,
+  logger,
+  metrics,
+  tracing = noopTracing,
+}: ConsoleDependencies): Koa {
   const domain = consoleDomain(config, prisma, store);
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
-  const api = buildConsoleApi(domain, logger, { enabled, proxy: secure, metrics }).callback();
-  const web = buildConsoleWeb(domain, logger, { secure, enabled, metrics }).callback();
+  // Each door traces its own requests: the span is named by the route its router matched.
+  const api = withTracing(buildConsoleApi(domain, logger, { enabled, proxy: secure, metrics }), tracing).callback();
+  const web = withTracing(buildConsoleWeb(domain, logger, { secure, enabled, metrics }), tracing).callback();
   const app = new Koa();
   app.silent = true;
   app.use((ctx) => {

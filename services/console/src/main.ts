@@ -3,7 +3,7 @@
 import { listenHost, loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, openProcessStore } from '@devplat/runtime';
+import { openProcessDatabase, openProcessStore, processTracing, tracingClosers } from '@devplat/runtime';
 import { buildConsoleApp } from './app.ts';
 
 const config = loadConfigOrExit();
@@ -13,9 +13,10 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'console');
 const metrics = createMetrics();
-const postgres = await openProcessDatabase(config, metrics);
-const redis = await openProcessStore(config, metrics);
-const app = buildConsoleApp({ config, prisma: postgres.database.prisma, store: redis.store, logger, metrics });
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('console', env));
+const postgres = await openProcessDatabase(config, metrics, tracing);
+const redis = await openProcessStore(config, metrics, tracing);
+const app = buildConsoleApp({ config, prisma: postgres.database.prisma, store: redis.store, logger, metrics, tracing });
 const server = await listen(app.callback(), listenHost(config, config.consoleUrl), config.ports.console);
 const service = await openService({
   name: 'console',
@@ -24,7 +25,7 @@ const service = await openService({
   checks: [...postgres.checks, ...redis.checks],
   registry: metrics.registry,
   listeners: [{ name: 'console', server }],
-  closers: [...redis.closers, ...postgres.closers],
+  closers: [...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
 process.stdout.write(`developer console: ${server.origin}, management: ${service.managementServer.origin}\n`);
 drainOnSignals(service, logger);

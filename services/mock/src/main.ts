@@ -1,14 +1,16 @@
 // The contract mock alone: npm run mock:start (also part of npm start).
 import { listenHost, loadConfigOrExit } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
+import { processTracing, tracingClosers } from '@devplat/runtime';
 import { buildMockApp } from './app.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'mock');
 const metrics = createMetrics();
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('mock', env));
 const server = await listen(
-  buildMockApp(config, logger, metrics).callback(),
+  withTracing(buildMockApp(config, logger, metrics), tracing).callback(),
   listenHost(config, config.mockBaseUrl),
   config.ports.mock,
 );
@@ -19,7 +21,7 @@ const service = await openService({
   checks: [],
   registry: metrics.registry,
   listeners: [{ name: 'mock', server }],
-  closers: [],
+  closers: tracingClosers(tracing),
 });
 process.stdout.write(
   `contract mock: ${server.origin}${config.mockBaseUrl.pathname}, management: ${service.managementServer.origin}\n`,

@@ -1,13 +1,15 @@
 // npm start: the whole platform in one process, on embedded defaults unless DATABASE_URL is set.
 import { loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals } from '@devplat/http';
+import { processTracing } from '@devplat/runtime';
 import { startPlatform } from './start.ts';
 
 const config = loadConfigOrExit();
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('platform', env));
 const started = performance.now();
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {
-  platform = await startPlatform(config);
+  platform = await startPlatform(config, { tracing });
 } catch (error) {
   const message =
     (error as NodeJS.ErrnoException).code === 'EADDRINUSE'

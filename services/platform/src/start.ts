@@ -13,11 +13,20 @@ import { authPaths, buildAuthService, signingKeysLoaded } from '@devplat/auth';
 import { type Config, listenHost, resolveSecrets, urlPort } from '@devplat/config';
 import { buildConsoleApp } from '@devplat/console';
 import type { Database } from '@devplat/db';
-import { type Closer, createLogger, listen, type NamedListener, openService, type RunningService } from '@devplat/http';
+import {
+  type Closer,
+  createLogger,
+  listen,
+  type NamedListener,
+  openService,
+  type RunningService,
+  withTracing,
+} from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import { createMetrics, type Metrics } from '@devplat/metrics';
 import { buildMockApp } from '@devplat/mock';
-import { openProcessDatabase, openProcessStore, type Watched, watchDatabase } from '@devplat/runtime';
+import { openProcessDatabase, openProcessStore, tracingClosers, type Watched, watchDatabase } from '@devplat/runtime';
+import { noopTracing, type Tracing } from '@devplat/tracing';
 import { startWebhookWorker } from '@devplat/worker';
 
 export interface RunningPlatform {
@@ -46,33 +55,43 @@ export interface StartOptions {
   database?: Database;
   /** Run the webhook worker in this process (default); tests of the worker start their own. */
   webhookWorker?: boolean;
+  /** The process's tracing (processTracing); off by default. */
+  tracing?: Tracing;
 }
 
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
   const logger = createLogger(config.logLevel, 'platform');
   const metrics = createMetrics();
+  const tracing = options.tracing ?? noopTracing;
   const postgres: Watched & { database: Database } = options.database
     ? { database: options.database, ...watchDatabase(options.database, metrics, false) }
-    : await openProcessDatabase(config, metrics);
+    : await openProcessDatabase(config, metrics, tracing);
   const { database } = postgres;
-  const redis = await openProcessStore(config, metrics);
+  const redis = await openProcessStore(config, metrics, tracing);
   const { store } = redis;
   const listeners: NamedListener[] = [];
   const worker =
     options.webhookWorker === false
       ? null
-      : startWebhookWorker({ config, prisma: database.prisma, logger: logger.child({ service: 'worker' }), metrics });
+      : startWebhookWorker({
+          config,
+          prisma: database.prisma,
+          logger: logger.child({ service: 'worker' }),
+          metrics,
+          tracing,
+        });
   const closers: Closer[] = [
     ...(worker ? [{ name: 'webhook worker', close: worker.close }] : []),
     ...redis.closers,
     ...postgres.closers,
+    ...tracingClosers(tracing),
   ];
   const closeAll = async () => {
     await Promise.all(listeners.map(({ server }) => server.close()));
     for (const closer of closers) await closer.close(1_000);
   };
   const secrets = resolveSecrets(config);
-  const keys = remoteKeys(config);
+  const keys = remoteKeys(config, tracing.fetch);
   let service: RunningService;
   try {
     const api = buildApiApp({
@@ -92,21 +111,32 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       store,
       logger: logger.child({ service: 'auth' }),
       metrics,
+      tracing,
     });
     const open = async (name: string, app: RequestListener, url: URL, port: number) => {
       listeners.push({ name, server: await listen(app, listenHost(config, url), port) });
     };
     await open(
       'public',
-      gateway(auth.api.callback(), api.callback()),
+      gateway(withTracing(auth.api, tracing).callback(), withTracing(api, tracing).callback()),
       config.baseUrl,
       config.port ?? (urlPort(config.baseUrl) as number),
     );
-    await open('player client', auth.playerClient.callback(), config.playerClientUrl, config.ports.playerClient);
-    await open('internal', auth.internal.callback(), config.authInternalUrl, config.ports.authInternal);
+    await open(
+      'player client',
+      withTracing(auth.playerClient, tracing).callback(),
+      config.playerClientUrl,
+      config.ports.playerClient,
+    );
+    await open(
+      'internal',
+      withTracing(auth.internal, tracing).callback(),
+      config.authInternalUrl,
+      config.ports.authInternal,
+    );
     await open(
       'mock',
-      buildMockApp(config, logger.child({ service: 'mock' }), metrics).callback(),
+      withTracing(buildMockApp(config, logger.child({ service: 'mock' }), metrics), tracing).callback(),
       config.mockBaseUrl,
       config.ports.mock,
     );
@@ -116,6 +146,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       store,
       logger: logger.child({ service: 'console' }),
       metrics,
+      tracing,
     });
     await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console);
     service = await openService({

@@ -3,7 +3,7 @@
 import { loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase } from '@devplat/runtime';
+import { openProcessDatabase, processTracing, tracingClosers } from '@devplat/runtime';
 import { startWebhookWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -15,8 +15,9 @@ if (config.databaseUrl === null) {
 }
 const logger = createLogger(config.logLevel, 'worker');
 const metrics = createMetrics();
-const postgres = await openProcessDatabase(config, metrics);
-const worker = startWebhookWorker({ config, prisma: postgres.database.prisma, logger, metrics });
+const tracing = loadConfigOrExit(process.env, (env) => processTracing('worker', env));
+const postgres = await openProcessDatabase(config, metrics, tracing);
+const worker = startWebhookWorker({ config, prisma: postgres.database.prisma, logger, metrics, tracing });
 const service = await openService({
   name: 'worker',
   config,
@@ -25,7 +26,7 @@ const service = await openService({
   registry: metrics.registry,
   listeners: [],
   // Attempts in flight finish, or are abandoned with their leases given back, before the database closes.
-  closers: [{ name: 'webhook worker', close: worker.close }, ...postgres.closers],
+  closers: [{ name: 'webhook worker', close: worker.close }, ...postgres.closers, ...tracingClosers(tracing)],
 });
 process.stdout.write(`Webhook worker is running, management: ${service.managementServer.origin}\n`);
 drainOnSignals(service, logger);

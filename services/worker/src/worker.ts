@@ -5,6 +5,7 @@ import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { Logger } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
+import { noopTracing, type SpanHandle, type Tracing } from '@devplat/tracing';
 import { recordOutcome, sendClaimed } from './attempts.ts';
 import { type ClaimedDelivery, claimDueDeliveries } from './claims.ts';
 import { enqueueOutboxEvents, oldestUndeliveredAgeSeconds, outboxBatchSize } from './outbox.ts';
@@ -14,6 +15,8 @@ export interface WebhookWorkerDeps {
   prisma: PrismaClient;
   logger: Logger;
   metrics?: Metrics;
+  /** A span per attempt, with the statements recording its outcome inside it. */
+  tracing?: Tracing;
 }
 
 export interface WebhookWorker {
@@ -41,7 +44,13 @@ function describe(error: unknown): string {
   return `${error.name}${typeof code === 'string' ? ` ${code}` : ''}: ${firstLine.trim().slice(0, 200)}`;
 }
 
-export function startWebhookWorker({ config, prisma, logger, metrics }: WebhookWorkerDeps): WebhookWorker {
+export function startWebhookWorker({
+  config,
+  prisma,
+  logger,
+  metrics,
+  tracing = noopTracing,
+}: WebhookWorkerDeps): WebhookWorker {
   const settings = config.webhooks;
   // The contract: webhooks are sandbox only, under the platform switch.
   const enabled = sandboxToolsEnabled(config);
@@ -55,9 +64,23 @@ export function startWebhookWorker({ config, prisma, logger, metrics }: WebhookW
 
   metrics?.watchOldestUndelivered(() => oldestUndeliveredAgeSeconds(prisma));
 
-  const attempt = async (delivery: ClaimedDelivery) => {
+  const attempt = (delivery: ClaimedDelivery) =>
+    tracing.span(
+      'webhook attempt',
+      {
+        'devplat.webhook.event_id': delivery.eventId,
+        'devplat.webhook.event_type': delivery.eventType,
+        'devplat.webhook.attempt': delivery.attempts + 1,
+        'server.address': URL.parse(delivery.url)?.hostname,
+      },
+      (span) => sendAndRecord(span, delivery),
+    );
+
+  const sendAndRecord = async (span: SpanHandle, delivery: ClaimedDelivery) => {
     const started = performance.now();
     const outcome = await sendClaimed(delivery, settings, abandon.signal);
+    span.set('devplat.webhook.outcome', outcome.result);
+    if (outcome.result === 'failed') span.fail(outcome.statusCode === null ? 'no_answer' : String(outcome.statusCode));
     metrics?.webhookAttempts.inc({ outcome: outcome.result });
     metrics?.webhookAttemptSeconds.observe({ outcome: outcome.result }, (performance.now() - started) / 1000);
     const log = { delivery_id: delivery.id, event_id: delivery.eventId, attempt: delivery.attempts + 1 };
