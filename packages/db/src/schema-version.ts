@@ -15,10 +15,18 @@ async function expectedMigrations(baseDir: string): Promise<string[]> {
 /** Why the database's schema is not this build's, or null when it is. */
 export async function schemaVersionProblem(query: Query, baseDir = migrationsDir): Promise<string | null> {
   const expected = await expectedMigrations(baseDir);
-  const rows = await query<{ migration_name: string }>(
-    'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
-    [],
-  );
+  let rows: { migration_name: string }[];
+  try {
+    rows = await query<{ migration_name: string }>(
+      'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+      [],
+    );
+  } catch (error) {
+    // undefined_table: no migration was ever applied here.
+    if ((error as { code?: unknown }).code === '42P01')
+      return 'older schema than this build: no migrations applied (run db:migrate)';
+    throw error;
+  }
   const applied = new Set(rows.map((row) => row.migration_name));
   const unknown = [...applied].filter((name) => !expected.includes(name)).sort();
   if (unknown.length) return `newer schema than this build: unknown migrations ${unknown.join(', ')}`;

@@ -1,30 +1,16 @@
 // What every process opens besides its listeners: its tracing, its database and its store, with
 // what /readyz asks of each, what /metrics reads of their pools, and how the drain closes them.
-import { type Config, ConfigError } from '@devplat/config';
+import type { Config } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import type { Closer, ReadinessCheck } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
 import type { Metrics, PoolReading } from '@devplat/metrics';
-import { noopTracing, startTracing, type Tracing } from '@devplat/tracing';
+import { noopTracing, type Tracing } from '@devplat/tracing';
 
 /** A dependency's readiness checks and how the drain closes it. */
 export interface Watched {
   checks: ReadinessCheck[];
   closers: Closer[];
-}
-
-/**
- * The process's tracing, per the OTEL_* variables (off unless OTEL_EXPORTER_OTLP_ENDPOINT is set);
- * a ConfigError names an endpoint that is not an http(s) URL. For loadConfigOrExit.
- */
-export function processTracing(serviceName: string, env: Record<string, string | undefined>): Tracing {
-  try {
-    return startTracing({ serviceName, env });
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    const [variable = 'OTEL_EXPORTER_OTLP_ENDPOINT', ...problem] = error.message.split(' ');
-    throw new ConfigError(variable, problem.join(' '));
-  }
 }
 
 /** The drain's last step: the spans still queued are exported (within about two seconds). */

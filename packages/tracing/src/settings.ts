@@ -1,5 +1,6 @@
 // The OpenTelemetry environment variables this package honours. Tracing is on only when an OTLP
 // endpoint is set (and OTEL_SDK_DISABLED is not true).
+import { ConfigError } from '@devplat/config';
 import { parseKeyPairsIntoRecord } from '@opentelemetry/core';
 import {
   AlwaysOffSampler,
@@ -27,9 +28,9 @@ function httpUrl(value: string, variable: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new TypeError(`${variable} is not a URL`);
+    throw new ConfigError(variable, 'is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`${variable} must be http(s)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, 'must be http(s)');
   return url;
 }
 
@@ -70,7 +71,7 @@ function samplerOf(env: Environment): Sampler {
   }
 }
 
-/** The settings, or null when tracing is off. Throws a TypeError naming a variable that is not an http(s) URL. */
+/** The settings, or null when tracing is off. Throws a ConfigError naming a variable that is not an http(s) URL. */
 export function tracingSettings(env: Environment, serviceName: string): TracingSettings | null {
   if (text(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
   const tracesUrl = tracesUrlOf(env);

@@ -29,7 +29,7 @@ export interface TracingOptions {
 
 /**
  * Tracing per the OTEL_* variables: off (the pass-through, `enabled: false`) unless
- * OTEL_EXPORTER_OTLP_ENDPOINT is set. Throws a TypeError when an endpoint is not an http(s) URL.
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set. Throws a ConfigError (loadConfigOrExit's exit 78) when an endpoint is not an http(s) URL.
  */
 export function startTracing({ serviceName, env = process.env }: TracingOptions): Tracing {
   const settings = tracingSettings(env, serviceName);

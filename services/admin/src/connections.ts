@@ -28,10 +28,7 @@ export async function withDatabase<T>(config: StoreSettings, work: (prisma: Pris
     poolSize: 2,
   });
   try {
-    const problem = await schemaVersionProblem(database.query).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '42P01') return 'it has none (run db:migrate)';
-      throw error;
-    });
+    const problem = await schemaVersionProblem(database.query);
     if (problem)
       throw new AdminError(exitCodes.unavailable, `the database does not hold this build's schema: ${problem}`);
     return await work(database.prisma);

@@ -3,7 +3,8 @@
 import { listenHost, loadConfigOrExit, urlPort } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, processTracing, tracingClosers } from '@devplat/runtime';
+import { openProcessDatabase, tracingClosers } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { buildApiApp } from './app.ts';
 import { remoteKeys, signingKeysCheck, tokenVerifier } from './bearer.ts';
 import { splitIntegrations } from './capabilities.ts';
@@ -12,7 +13,7 @@ import { createStatusSource } from './status-source.ts';
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'api');
 const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('api', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'api', env }));
 const { database, checks, closers } = await openProcessDatabase(config, metrics, tracing);
 const keys = remoteKeys(config, tracing.fetch);
 const app = buildApiApp({

@@ -4,7 +4,8 @@
 import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, openProcessStore, processTracing, tracingClosers } from '@devplat/runtime';
+import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { buildAuthService } from './app.ts';
 import { signingKeysLoaded } from './internal.ts';
 
@@ -15,7 +16,7 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'auth');
 const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('auth', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'auth', env }));
 const postgres = await openProcessDatabase(config, metrics, tracing);
 const redis = await openProcessStore(config, metrics, tracing);
 const secrets = resolveSecrets(config);

@@ -47,9 +47,9 @@ export function contractOAuthAnswers(
       try {
         await answer(ctx, next);
       } finally {
-        const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+        const grantType = grantTypeOf(ctx);
         // Only a grant type the provider knows: a request's own value could be anything.
-        if (typeof grantType === 'string' && grantTypes.has(grantType)) span.set('devplat.oauth.grant_type', grantType);
+        if (grantTypes.has(grantType)) span.set('devplat.oauth.grant_type', grantType);
         span.set('devplat.oauth.client_id', ctx.state.clientId as string | undefined);
         // A refusal is the client's error, answered as the contract says: noted, not a failed span.
         span.set('devplat.oauth.error', ctx.state.errorCode as string | undefined);
@@ -60,6 +60,12 @@ export function contractOAuthAnswers(
 const grantTypes = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
 
 const endpointOf = (ctx: Context) => (ctx.path.endsWith('/revoke') ? 'revocation' : 'token');
+
+/** The grant type the provider read from the request ('unknown' when it read none). */
+function grantTypeOf(ctx: Context): string {
+  const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+  return typeof grantType === 'string' ? grantType : 'unknown';
+}
 
 /** The request's log line carries the authenticated client's id and the OAuth error answered. */
 function noteForTheLog(ctx: Context): void {
@@ -76,8 +82,7 @@ function countAnswer(metrics: Metrics, ctx: Context): void {
   if (error !== undefined) metrics.oauthRefusals.inc({ endpoint, error });
   else if (ctx.status === 200 && endpoint === 'token') {
     // Only a grant type the provider accepted issues a token, so the label's values are bounded.
-    const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
-    metrics.tokensIssued.inc({ grant_type: typeof grantType === 'string' ? grantType : 'unknown' });
+    metrics.tokensIssued.inc({ grant_type: grantTypeOf(ctx) });
   }
 }
 

@@ -3,7 +3,8 @@
 import { listenHost, loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, openProcessStore, processTracing, tracingClosers } from '@devplat/runtime';
+import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { buildConsoleApp } from './app.ts';
 
 const config = loadConfigOrExit();
@@ -13,7 +14,7 @@ if (!config.databaseUrl || !config.redisUrl) {
 }
 const logger = createLogger(config.logLevel, 'console');
 const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('console', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'console', env }));
 const postgres = await openProcessDatabase(config, metrics, tracing);
 const redis = await openProcessStore(config, metrics, tracing);
 const app = buildConsoleApp({ config, prisma: postgres.database.prisma, store: redis.store, logger, metrics, tracing });

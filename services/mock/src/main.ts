@@ -2,13 +2,14 @@
 import { listenHost, loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { processTracing, tracingClosers } from '@devplat/runtime';
+import { tracingClosers } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { buildMockApp } from './app.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'mock');
 const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('mock', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'mock', env }));
 const server = await listen(
   withTracing(buildMockApp(config, logger, metrics), tracing).callback(),
   listenHost(config, config.mockBaseUrl),

@@ -1,11 +1,11 @@
 // npm start: the whole platform in one process, on embedded defaults unless DATABASE_URL is set.
 import { loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals } from '@devplat/http';
-import { processTracing } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { startPlatform } from './start.ts';
 
 const config = loadConfigOrExit();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('platform', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'platform', env }));
 const started = performance.now();
 let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {

@@ -55,7 +55,7 @@ export interface StartOptions {
   database?: Database;
   /** Run the webhook worker in this process (default); tests of the worker start their own. */
   webhookWorker?: boolean;
-  /** The process's tracing (processTracing); off by default. */
+  /** The process's tracing (startTracing); off by default. */
   tracing?: Tracing;
 }
 

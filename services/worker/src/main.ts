@@ -3,7 +3,8 @@
 import { loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, processTracing, tracingClosers } from '@devplat/runtime';
+import { openProcessDatabase, tracingClosers } from '@devplat/runtime';
+import { startTracing } from '@devplat/tracing';
 import { startWebhookWorker } from './worker.ts';
 
 const config = loadConfigOrExit();
@@ -15,7 +16,7 @@ if (config.databaseUrl === null) {
 }
 const logger = createLogger(config.logLevel, 'worker');
 const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => processTracing('worker', env));
+const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'worker', env }));
 const postgres = await openProcessDatabase(config, metrics, tracing);
 const worker = startWebhookWorker({ config, prisma: postgres.database.prisma, logger, metrics, tracing });
 const service = await openService({
