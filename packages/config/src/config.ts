@@ -1,5 +1,6 @@
 // Every setting of the platform, read from the environment and validated once at start.
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +34,12 @@ export interface Config {
   /** The bound on every Redis command and connection attempt. */
   redisTimeoutMs: number;
   dataDir: string;
+  /**
+   * TRUSTED_PROXIES: the gateway's addresses (IPs or CIDR ranges). When set, X-Forwarded-* is
+   * believed from these peers only, on every listener; null believes it on the https listeners
+   * from any peer (their ports must then be reachable only through the gateway).
+   */
+  trustedProxies: string[] | null;
   /** HOST: the address every listener binds; null binds each to its URL's loopback (listenHost). */
   host: string | null;
   /** The listen port of {base_url}'s listener (PORT); null means the port of BASE_URL. */
@@ -275,6 +282,23 @@ function port(env: Env, name: string, lowest = 1): number | null {
   return number;
 }
 
+/** A comma-separated list of IP addresses and CIDR ranges (v4 or v6), each checked. */
+function addressList(env: Env, name: string): string[] | null {
+  const value = read(env, name);
+  if (value === null) return null;
+  const entries = value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const badBits = bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > maxBits);
+    if (family === 0 || badBits || rest.length > 0) {
+      throw new ConfigError(name, `must be a comma-separated list of IP addresses or CIDR ranges (got "${entry}")`);
+    }
+  }
+  return entries;
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const value = read(env, name);
   if (value === null) return fallback;
@@ -421,6 +445,7 @@ export function loadConfig(env: Env = process.env): Config {
     authInternalUrl,
     statusUrl: httpUrl(env, 'STATUS_URL', null, false),
     ...stores,
+    trustedProxies: addressList(env, 'TRUSTED_PROXIES'),
     host: read(env, 'HOST'),
     port: port(env, 'PORT'),
     ports: {

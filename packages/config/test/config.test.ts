@@ -45,6 +45,21 @@ describe('configuration', () => {
     assert.deepEqual(cookieHosts(loadConfig(productionEnv)), ['play.example.test', 'console.example.test']);
   });
 
+  test('TRUSTED_PROXIES: addresses and CIDR ranges, each checked', () => {
+    assert.equal(loadConfig({}).trustedProxies, null);
+    assert.deepEqual(loadConfig({ TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8,fd00::/8' }).trustedProxies, [
+      '127.0.0.1',
+      '10.0.0.0/8',
+      'fd00::/8',
+    ]);
+    for (const bad of ['gateway.internal', '10.0.0.0/33', '10.0.0.1/8/1', '127.0.0.1,']) {
+      assert.throws(() => loadConfig({ TRUSTED_PROXIES: bad }), {
+        variable: 'TRUSTED_PROXIES',
+        message: /IP addresses or CIDR ranges/,
+      });
+    }
+  });
+
   test('the platform is off in production unless DEVELOPER_PLATFORM_ENABLED is set', () => {
     assert.equal(loadConfig(productionEnv).platformEnabled, false);
     const on = loadConfig({

@@ -2,6 +2,7 @@
 import type Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { apiEnvelope } from './envelope.ts';
+import { type ForwardedTrust, forwardedTrust } from './forwarded.ts';
 import type { Logger } from './logger.ts';
 import type { RequestObserver } from './request-metrics.ts';
 import { notFound } from './routes.ts';
@@ -13,10 +14,10 @@ export interface ApiAppOptions {
   /** Keys for signed cookies (Koa's app.keys). */
   keys?: string[];
   /**
-   * Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy). The client address is
-   * the last X-Forwarded-For entry, the one the proxy added: earlier ones are the client's to forge.
+   * Whose X-Forwarded-* headers to believe (forwarded.ts). The client address is then the last
+   * X-Forwarded-For entry, the one the proxy added: earlier ones are the client's to forge.
    */
-  proxy?: boolean;
+  forwarded?: ForwardedTrust;
   /** Records each answered request (metrics). */
   observe?: RequestObserver;
 }
@@ -28,11 +29,13 @@ export interface ApiAppOptions {
  * every call of every API, the benchmarked hot routes included: prefer growing the envelope.
  */
 export function apiApp(
-  { logger, maxBodyBytes, keys, proxy = false, observe }: ApiAppOptions,
+  { logger, maxBodyBytes, keys, forwarded = { secure: false }, observe }: ApiAppOptions,
   ...routes: (Router | Middleware)[]
 ): Koa {
+  const { proxy, guard } = forwardedTrust(forwarded);
   const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
+  if (guard) app.use(guard);
   app.use(apiEnvelope(logger, { maxBodyBytes, observe }));
   for (const route of routes) app.use(typeof route === 'function' ? route : route.routes());
   app.use(notFound());

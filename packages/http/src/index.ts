@@ -4,6 +4,7 @@ export * from './csrf.ts';
 export * from './envelope.ts';
 export * from './errors.ts';
 export * from './forms.ts';
+export * from './forwarded.ts';
 export * from './headers.ts';
 export * from './html.ts';
 export * from './layout.ts';

@@ -6,6 +6,7 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
+import { type ForwardedTrust, forwardedTrust } from './forwarded.ts';
 import { newRequestId } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
@@ -88,8 +89,8 @@ export interface PageAppOptions {
   errorPage: RenderErrorPage;
   /** Keys for signed cookies (Koa's app.keys). */
   keys?: string[];
-  /** Trust the X-Forwarded-* headers of a proxy in front (Koa's app.proxy; only its own X-Forwarded-For entry). */
-  proxy?: boolean;
+  /** Whose X-Forwarded-* headers to believe (forwarded.ts; only the proxy's own X-Forwarded-For entry). */
+  forwarded?: ForwardedTrust;
   /** Runs before every route: a site's switch. */
   guard?: Middleware;
   /** Records each answered request (metrics). */
@@ -112,10 +113,19 @@ export interface PageApp {
   route(path: string, handlers: OperationHandlers, options?: PageRouteOptions): void;
 }
 
-export function pageApp({ logger, errorPage, keys, proxy = false, guard, observe }: PageAppOptions): PageApp {
+export function pageApp({
+  logger,
+  errorPage,
+  keys,
+  forwarded = { secure: false },
+  guard,
+  observe,
+}: PageAppOptions): PageApp {
   const router = new Router({ strict: true, sensitive: true });
-  const app = new Koa({ keys, proxy, maxIpsCount: 1 });
+  const trust = forwardedTrust(forwarded);
+  const app = new Koa({ keys, proxy: trust.proxy, maxIpsCount: 1 });
   app.silent = true;
+  if (trust.guard) app.use(trust.guard);
   app.use(pageFront(logger, errorPage, observe));
   if (guard) app.use(guard);
   app.use(router.routes());

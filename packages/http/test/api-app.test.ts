@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -63,7 +64,7 @@ describe('apiApp', () => {
     const plain = apiApp({ logger });
     assert.equal(plain.silent, true);
     assert.equal(plain.proxy, false);
-    const configured = apiApp({ logger, keys: ['k'.repeat(32)], proxy: true });
+    const configured = apiApp({ logger, keys: ['k'.repeat(32)], forwarded: { secure: true } });
     assert.deepEqual(configured.keys, ['k'.repeat(32)]);
     assert.equal(configured.proxy, true);
   });
@@ -76,7 +77,7 @@ describe('apiApp', () => {
       },
     });
     const proxied = await listen(
-      apiApp({ logger: createLogger('silent', 'test'), proxy: true }, router).callback(),
+      apiApp({ logger: createLogger('silent', 'test'), forwarded: { secure: true } }, router).callback(),
       '127.0.0.1',
       0,
     );
@@ -87,6 +88,46 @@ describe('apiApp', () => {
       assert.deepEqual(await forged.json(), { ip: '198.51.100.7' });
     } finally {
       await proxied.close();
+    }
+  });
+
+  test('with TRUSTED_PROXIES, X-Forwarded-* counts from those peers alone', async () => {
+    const router = new Router();
+    operation(router, '/who', {
+      GET: (ctx) => {
+        ctx.body = { ip: ctx.ip, protocol: ctx.protocol, host: ctx.host };
+      },
+    });
+    const forwarded = { secure: false, trustedProxies: ['127.0.0.1', '10.0.0.0/8'] };
+    const server = await listen(
+      apiApp({ logger: createLogger('silent', 'test'), forwarded }, router).callback(),
+      '0.0.0.0',
+      0,
+    );
+    const headers = {
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example',
+    };
+    const who = (localAddress: string) =>
+      new Promise<unknown>((resolve, reject) => {
+        const url = `http://127.0.0.1:${new URL(server.origin).port}/who`;
+        request(url, { headers, localAddress }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(JSON.parse(text)));
+        })
+          .on('error', reject)
+          .end();
+      });
+    try {
+      assert.deepEqual(await who('127.0.0.1'), { ip: '203.0.113.9', protocol: 'https', host: 'api.example' });
+      const port = new URL(server.origin).port;
+      assert.deepEqual(await who('127.0.0.5'), { ip: '127.0.0.5', protocol: 'http', host: `127.0.0.1:${port}` });
+    } finally {
+      await server.close();
     }
   });
 

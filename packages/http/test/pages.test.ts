@@ -171,7 +171,12 @@ describe('a page app with a guard', () => {
   });
 
   test('takes keys and proxy', () => {
-    const { app } = pageApp({ logger: createLogger('silent', 'test'), errorPage, keys: ['k'], proxy: true });
+    const { app } = pageApp({
+      logger: createLogger('silent', 'test'),
+      errorPage,
+      keys: ['k'],
+      forwarded: { secure: true },
+    });
     assert.deepEqual(app.keys, ['k']);
     assert.equal(app.proxy, true);
     assert.equal(app.silent, true);

@@ -104,7 +104,7 @@ describe('sessions in cookies, and CSRF', () => {
     const { app, route } = pageApp({
       logger: createLogger('silent', 'test'),
       errorPage: ({ message }) => html`<p>${message}</p>`,
-      proxy: true,
+      forwarded: { secure: true },
     });
     const store = memoryStore();
     const sessionsFor = (secure: boolean) =>

@@ -79,5 +79,6 @@ function buildTokenApp(
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
   const observe = metrics && requestObserver(metrics, 'auth');
-  return apiApp({ logger, keys: secrets.cookieKeys, observe }, router);
+  const forwarded = { secure: config.baseUrl.protocol === 'https:', trustedProxies: config.trustedProxies };
+  return apiApp({ logger, keys: secrets.cookieKeys, forwarded, observe }, router);
 }

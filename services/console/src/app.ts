@@ -36,8 +36,10 @@ export function buildConsoleApp({
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
   // Each door traces its own requests: the span is named by the route its router matched.
-  const api = withTracing(buildConsoleApi(domain, logger, { enabled, proxy: secure, metrics }), tracing).callback();
-  const web = withTracing(buildConsoleWeb(domain, logger, { secure, enabled, metrics }), tracing).callback();
+  const { trustedProxies } = config;
+  const forwarded = { secure, trustedProxies };
+  const api = withTracing(buildConsoleApi(domain, logger, { enabled, forwarded, metrics }), tracing).callback();
+  const web = withTracing(buildConsoleWeb(domain, logger, { ...forwarded, enabled, metrics }), tracing).callback();
   const app = new Koa();
   app.silent = true;
   app.use((ctx) => {

@@ -63,7 +63,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
     logger,
     errorPage: ({ title, message }) => refusalPage(title, message),
     keys: deps.cookieKeys,
-    proxy: secure,
+    forwarded: { secure, trustedProxies: config.trustedProxies },
     observe: deps.metrics && requestObserver(deps.metrics, 'player-client'),
   });
 

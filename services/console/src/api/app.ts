@@ -1,6 +1,6 @@
 // The console's JSON API as its own app on the API stack: every request whose path is /api or
 // below it, paths whole. Sandbox only: switched off, every path answers 503 FEATURE_DISABLED.
-import { apiApp, type Logger, requestObserver } from '@devplat/http';
+import { apiApp, type ForwardedTrust, type Logger, requestObserver } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
@@ -9,19 +9,19 @@ import { consoleApiRouter } from './routes.ts';
 
 export interface ConsoleApiOptions {
   enabled: boolean;
-  /** Behind a TLS-terminating gateway: X-Forwarded-* trusted (the client address the throttle counts). */
-  proxy: boolean;
+  /** Whose X-Forwarded-* to believe (the client address the throttle counts). */
+  forwarded: ForwardedTrust;
   metrics?: Metrics;
 }
 
 export function buildConsoleApi(
   domain: ConsoleDomain,
   logger: Logger,
-  { enabled, proxy, metrics }: ConsoleApiOptions,
+  { enabled, forwarded, metrics }: ConsoleApiOptions,
 ): Koa {
   const observe = metrics && requestObserver(metrics, 'console-api');
   return apiApp(
-    { logger, proxy, observe },
+    { logger, forwarded, observe },
     ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]),
   );
 }

@@ -23,6 +23,8 @@ const errorPage: RenderErrorPage = ({ title, message, problem }) => {
 export interface ConsoleWebOptions {
   /** Served over https: Secure cookies with the __Host- prefix, X-Forwarded-* trusted. */
   secure: boolean;
+  /** TRUSTED_PROXIES: believe X-Forwarded-* from these peers alone. */
+  trustedProxies: readonly string[] | null;
   enabled: boolean;
   metrics?: Metrics;
 }
@@ -30,12 +32,12 @@ export interface ConsoleWebOptions {
 export function buildConsoleWeb(
   domain: ConsoleDomain,
   logger: Logger,
-  { secure, enabled, metrics }: ConsoleWebOptions,
+  { secure, trustedProxies, enabled, metrics }: ConsoleWebOptions,
 ): Koa {
   const { app, route } = pageApp({
     logger,
     errorPage,
-    proxy: secure,
+    forwarded: { secure, trustedProxies },
     guard: enabled ? refusalsAsProblems : switchedOff,
     observe: metrics && requestObserver(metrics, 'console-web'),
   });

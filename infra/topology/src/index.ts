@@ -1,0 +1,5 @@
+export * from './database.ts';
+export * from './gateway.ts';
+export * from './ports.ts';
+export * from './replica.ts';
+export * from './topology.ts';

@@ -1,0 +1,108 @@
+// npm run topology: the split platform behind nginx on this machine's PostgreSQL and Redis (their
+// own database and Redis index), one process per replica. Ctrl-C stops everything it started.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateSigningKey } from '@devplat/config';
+import { prepareDatabase } from './database.ts';
+import { repoRoot } from './replica.ts';
+import { type SharedSecrets, startTopology } from './topology.ts';
+
+const usage = `usage: npm run topology -- [--port N]
+  nginx on 127.0.0.1:N ({base_url}), 127.0.0.2:N+1 (player client), 127.0.0.3:N+2 (console);
+  2 auth, 2 api, 2 worker and 1 console process (and the contract mock) behind it.
+  PostgreSQL: DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/postgres),
+  database TOPOLOGY_DATABASE (default devplat_topology). Redis: REDIS_URL's server (default
+  redis://127.0.0.1:6379), index TOPOLOGY_REDIS_DB (default 1). Secrets: .data/topology/secrets.json.
+`;
+
+let port = 8000;
+try {
+  const { values } = parseArgs({ options: { port: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help) {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  if (values.port !== undefined) port = Number(values.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65533)
+    throw new Error(`--port must be a port number (got "${values.port}")`);
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${usage}`);
+  process.exit(64);
+}
+
+const dataDir = join(repoRoot, '.data/topology');
+mkdirSync(dataDir, { recursive: true });
+
+/** The same secrets every run, so subs, sessions and tokens outlive a restart. */
+function topologySecrets(): SharedSecrets {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const secrets = {
+    SIGNING_KEYS: JSON.stringify({ keys: [generateSigningKey()] }),
+    PAIRWISE_SECRET: randomBytes(32).toString('base64url'),
+    COOKIE_KEYS: randomBytes(32).toString('base64url'),
+  };
+  writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+}
+
+const started = performance.now();
+const database = process.env.TOPOLOGY_DATABASE ?? 'devplat_topology';
+const redisDb = process.env.TOPOLOGY_REDIS_DB ?? '1';
+const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+redisUrl.pathname = `/${redisDb}`;
+let topology: Awaited<ReturnType<typeof startTopology>>;
+try {
+  const databaseUrl = await prepareDatabase(
+    process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+    database,
+  );
+  topology = await startTopology({
+    databaseUrl,
+    redisUrl: redisUrl.href,
+    secrets: topologySecrets(),
+    runtimeDir: join(dataDir, 'gateway'),
+    gatewayPorts: { base: port, playerClient: port + 1, console: port + 2 },
+  });
+} catch (error) {
+  process.stderr.write(`the topology could not start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+const urls = Object.entries(topology.urls).map(([name, url]) => `  ${name.padEnd(14)} ${url}`);
+const processes = topology.replicas.map((each) => {
+  const ports = Object.entries(each.ports)
+    .filter(([name]) => name !== 'management')
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ');
+  return `  ${each.name.padEnd(10)} pid ${String(each.pid()).padEnd(8)} ${ports ? `${ports}, ` : ''}management ${each.management}`;
+});
+process.stdout.write(
+  `Developer Platform topology is ready in ${Math.round(performance.now() - started)} ms ` +
+    `(sandbox, PostgreSQL database ${database}, Redis index ${redisDb}):\n${urls.join('\n')}\n` +
+    `  gateway    pid ${topology.gateway.pid} (nginx, ${topology.gateway.configFile})\n${processes.join('\n')}\n` +
+    'Press Ctrl-C to stop.\n',
+);
+
+// However this process ends, nothing it started outlives it.
+process.on('exit', () => topology.kill());
+// A closed terminal or pipe must not end this process before it has stopped what it started.
+process.stdout.on('error', () => {});
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) {
+      // A second Ctrl-C: at once.
+      process.exit(130);
+    }
+    stopping = true;
+    process.stdout.write('stopping the topology…\n');
+    void topology.stop().then(() => {
+      process.stdout.write('stopped\n');
+      process.exit(0);
+    });
+  });
+}

@@ -1,0 +1,150 @@
+// The split platform on one machine, as a deployment runs it: nginx in front of 2 auth, 2 api,
+// 2 worker and 1 console process (and the contract mock), each on ports of its own, on one
+// PostgreSQL database and one Redis index of their own, sharing their secrets.
+import { join } from 'node:path';
+import type { RunningGateway } from './gateway.ts';
+import { startGateway } from './gateway.ts';
+import { freePort } from './ports.ts';
+import { type Replica, type ReplicaPorts, replica, type ServiceName } from './replica.ts';
+
+export type ReplicaCounts = Record<Exclude<ServiceName, 'mock'>, number>;
+
+export const defaultReplicas: ReplicaCounts = { auth: 2, api: 2, worker: 2, console: 1 };
+
+export interface SharedSecrets {
+  SIGNING_KEYS: string;
+  PAIRWISE_SECRET: string;
+  COOKIE_KEYS: string;
+}
+
+export interface TopologyOptions {
+  /** DATABASE_URL of the topology's own (migrated) database. */
+  databaseUrl: string;
+  /** REDIS_URL with the topology's own index (redis://host:port/N). */
+  redisUrl: string;
+  secrets: SharedSecrets;
+  /** Where the gateway keeps its configuration, pid and temporary files. */
+  runtimeDir: string;
+  /** The gateway's ports: {base_url}'s (127.0.0.1), the player client's (127.0.0.2), the console's (127.0.0.3). */
+  gatewayPorts?: { base: number; playerClient: number; console: number };
+  replicas?: Partial<ReplicaCounts>;
+  /** Further settings for every process (LOG_LEVEL, SHUTDOWN_DELAY_MS, …). */
+  env?: Record<string, string>;
+  /** Every line a process or the gateway writes, prefixed with its name. */
+  log?: (line: string) => void;
+}
+
+export interface Topology {
+  /** What a person opens, by name, as `npm start` prints them. */
+  urls: { 'Public API': string; 'Player client': string; Console: string; 'Contract mock': string };
+  replicas: Replica[];
+  /** The replicas of one service, in order. */
+  of(service: ServiceName): Replica[];
+  gateway: RunningGateway;
+  /** The environment every process shares (its secrets included: keep it out of output). */
+  env: Record<string, string | undefined>;
+  /** Drains every process (SIGINT: no readiness delay), then stops the gateway. */
+  stop(): Promise<void>;
+  /** Kills every process at once (SIGKILL), synchronously: for a parent that is exiting. */
+  kill(): void;
+}
+
+/** Settings that steer one process of the caller's, never the topology's. */
+const notInherited = ['PORT', 'DATA_DIR', 'NODE_TEST_CONTEXT', 'MANAGEMENT_PORT', 'HOST'];
+
+export async function startTopology(options: TopologyOptions): Promise<Topology> {
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const counts = { ...defaultReplicas, ...options.replicas };
+  const gatewayPorts = options.gatewayPorts ?? {
+    base: await freePort(),
+    playerClient: await freePort(),
+    console: await freePort(),
+  };
+  const internalPort = await freePort();
+  const mockPort = await freePort();
+  const urls = {
+    'Public API': `http://127.0.0.1:${gatewayPorts.base}/developer/v1`,
+    'Player client': `http://127.0.0.2:${gatewayPorts.playerClient}`,
+    Console: `http://127.0.0.3:${gatewayPorts.console}`,
+    'Contract mock': `http://127.0.0.1:${mockPort}/developer/v1`,
+  };
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !notInherited.includes(name)));
+  const env = {
+    ...inherited,
+    DEVELOPER_PLATFORM_ENVIRONMENT: 'sandbox',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    ...options.secrets,
+    BASE_URL: urls['Public API'],
+    PLAYER_CLIENT_URL: urls['Player client'],
+    CONSOLE_URL: urls.Console,
+    MOCK_BASE_URL: urls['Contract mock'],
+    AUTH_INTERNAL_URL: `http://127.0.0.1:${internalPort}`,
+    // Every listener on 127.0.0.1; the gateway connects from there and is the only proxy believed.
+    HOST: '127.0.0.1',
+    TRUSTED_PROXIES: '127.0.0.1',
+  };
+
+  const portsOf: Record<ServiceName, () => Promise<Omit<ReplicaPorts, 'management'>>> = {
+    auth: async () => ({ public: await freePort(), playerClient: await freePort(), authInternal: await freePort() }),
+    api: async () => ({ public: await freePort() }),
+    console: async () => ({ console: await freePort() }),
+    worker: async () => ({}),
+    mock: async () => ({ mock: mockPort }),
+  };
+  const replicas: Replica[] = [];
+  for (const service of ['auth', 'api', 'worker', 'console', 'mock'] as const) {
+    const count = service === 'mock' ? 1 : counts[service];
+    for (let index = 1; index <= count; index++) {
+      const ports = { ...(await portsOf[service]()), management: await freePort() };
+      replicas.push(replica({ name: `${service}-${index}`, service, ports, env, log }));
+    }
+  }
+  const of = (service: ServiceName) => replicas.filter((each) => each.service === service);
+  const at = (service: ServiceName, port: keyof ReplicaPorts) =>
+    of(service).map((each) => `127.0.0.1:${each.ports[port]}`);
+
+  const gateway = await startGateway(
+    {
+      runtimeDir: options.runtimeDir,
+      accessLog: join(options.runtimeDir, 'access.log'),
+      base: { listen: [`127.0.0.1:${gatewayPorts.base}`], host: '127.0.0.1' },
+      auth: at('auth', 'public'),
+      api: at('api', 'public'),
+      playerClient: {
+        listen: [`127.0.0.2:${gatewayPorts.playerClient}`],
+        host: '127.0.0.2',
+        servers: at('auth', 'playerClient'),
+      },
+      console: counts.console
+        ? { listen: [`127.0.0.3:${gatewayPorts.console}`], host: '127.0.0.3', servers: at('console', 'console') }
+        : null,
+      internal: { listen: [`127.0.0.1:${internalPort}`], servers: at('auth', 'authInternal') },
+    },
+    log,
+  );
+  const stop = async () => {
+    await Promise.all(replicas.map((each) => each.stop('SIGINT')));
+    await gateway.stop();
+  };
+  try {
+    // auth first: the api's readiness asks for auth's key set.
+    await Promise.all(of('auth').map((each) => each.start()));
+    await Promise.all(replicas.filter((each) => each.service !== 'auth').map((each) => each.start()));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const kill = () => {
+    for (const pid of [...replicas.map((each) => each.pid()), gateway.pid]) {
+      try {
+        if (pid !== null) process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  return { urls, replicas, of, gateway, env, stop, kill };
+}

@@ -1,0 +1,104 @@
+// The local multi-replica topology (infra/topology) for a test file: nginx in front of 2 auth,
+// 2 api, 2 worker and 1 console process, on a database and Redis key prefix of the file's own.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Replica, startTopology, type Topology } from '@devplat/topology';
+import { consoleCall, type Developer, registerDeveloper } from './console-api.ts';
+import { createTestDatabase, realPostgresUrl, type TestDatabase } from './database.ts';
+import { sharedSecrets } from './env.ts';
+import type { AppClient } from './oauth.ts';
+
+const redisServer = process.env.REDIS_URL?.trim() || null;
+export const needsStores =
+  realPostgresUrl && redisServer ? false : 'needs a real PostgreSQL and Redis (DATABASE_URL, REDIS_URL)';
+
+/** The Redis index the topology tests keep to (each file under a key prefix of its own). */
+const testRedisIndex = 2;
+
+export interface TestTopology extends Topology {
+  database: TestDatabase;
+  /** {base_url}, the player client and the console, through the gateway. */
+  base: string;
+  playerClient: string;
+  console: string;
+  /** Every line the processes and the gateway wrote. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export async function startTestTopology(env: Record<string, string> = {}): Promise<TestTopology> {
+  const database = await createTestDatabase();
+  const redisUrl = new URL(redisServer as string);
+  redisUrl.pathname = `/${testRedisIndex}`;
+  const runtimeDir = mkdtempSync(join(tmpdir(), 'devplat-gateway-'));
+  const logs: string[] = [];
+  let topology: Topology;
+  try {
+    topology = await startTopology({
+      databaseUrl: database.url as string,
+      redisUrl: redisUrl.href,
+      secrets: sharedSecrets as never,
+      runtimeDir,
+      env: {
+        REDIS_KEY_PREFIX: `devplat-topology:${randomBytes(6).toString('hex')}:`,
+        SHUTDOWN_DELAY_MS: '1000',
+        ...env,
+      },
+      log: (line) => logs.push(line),
+    });
+  } catch (error) {
+    await database.drop();
+    throw new Error(`${(error as Error).message}\n${logs.join('\n')}`);
+  }
+  return {
+    ...topology,
+    database,
+    base: topology.urls['Public API'],
+    playerClient: topology.urls['Player client'],
+    console: topology.urls.Console,
+    logs,
+    close: async () => {
+      await topology.stop();
+      await database.drop();
+      rmSync(runtimeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** {base_url} on one replica's own listener, past the gateway. */
+export const replicaBase = (replica: Replica) => `http://127.0.0.1:${replica.ports.public}/developer/v1`;
+
+/** A developer, an app with a webhook URL and sandbox players, made through the gateway's console. */
+export async function consoleSetup(topology: TestTopology, options: { webhookUrl?: string; players?: number } = {}) {
+  const developer: Developer = await registerDeveloper(topology.console);
+  const api = (method: string, path: string, body?: unknown) =>
+    consoleCall(topology.console, method, path, { token: developer.token, body });
+  const created = await api('POST', '/apps', {
+    name: 'Topology App',
+    redirect_uris: ['http://127.0.0.1:9/callback'],
+    scopes: ['city.public.read', 'profile.basic.read'],
+    ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}),
+  });
+  if (created.status !== 201) throw new Error(`app creation failed: ${created.text}`);
+  const app: AppClient & { app: { redirectUris: string[] }; secretId: string; signingSecret: string } = {
+    clientId: created.json.app.client_id,
+    clientSecret: created.json.client_secret,
+    secretId: created.json.app.secrets[0].secret_id,
+    signingSecret: created.json.app.webhook_signing_secret,
+    app: { redirectUris: created.json.app.redirect_uris },
+  };
+  const players = [];
+  for (let index = 0; index < (options.players ?? 1); index++) {
+    const username = `topo-${randomBytes(5).toString('hex')}`;
+    const player = await api('POST', '/sandbox-players', {
+      username,
+      password: 'player password',
+      display_name: 'Topo',
+    });
+    if (player.status !== 201) throw new Error(`player creation failed: ${player.text}`);
+    players.push({ username, password: 'player password' });
+  }
+  return { developer, api, app, players };
+}
