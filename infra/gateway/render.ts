@@ -36,11 +36,17 @@ const template = readFileSync(new URL('nginx.conf.template', import.meta.url), '
 
 const indent = (spaces: number, lines: string[]) => lines.map((line) => `${' '.repeat(spaces)}${line}`).join('\n');
 
-/** A replica that fails rests for 2 s before nginx tries it again. */
+/**
+ * How long a replica that failed a connection rests before nginx tries it again. A rolling
+ * restart waits this long after a replica is ready before stopping the next: were both resting at
+ * once, nginx would have no replica to send to.
+ */
+export const replicaRestSeconds = 2;
+
 const servers = (addresses: string[]) =>
   indent(
     4,
-    addresses.map((address) => `server ${address} max_fails=1 fail_timeout=2s;`),
+    addresses.map((address) => `server ${address} max_fails=1 fail_timeout=${replicaRestSeconds}s;`),
   );
 
 export function renderGatewayConfig(options: GatewayOptions): string {

@@ -87,6 +87,7 @@ const tasks = {
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
   'bench:token': ['node', 'services/platform/bench/run.ts', 'token'],
   'bench:api': ['node', 'services/platform/bench/run.ts', 'api'],
+  'bench:topology': ['node', 'services/platform/bench/run.ts', 'topology'],
   topology: ['node', 'infra/topology/src/main.ts'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],
 };

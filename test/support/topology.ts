@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Replica, startTopology, type Topology } from '@devplat/topology';
+import { type Replica, type ReplicaCounts, startTopology, type Topology } from '@devplat/topology';
 import { consoleCall, type Developer, registerDeveloper } from './console-api.ts';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from './database.ts';
 import { sharedSecrets } from './env.ts';
@@ -28,7 +28,10 @@ export interface TestTopology extends Topology {
   close(): Promise<void>;
 }
 
-export async function startTestTopology(env: Record<string, string> = {}): Promise<TestTopology> {
+export async function startTestTopology(
+  env: Record<string, string> = {},
+  replicas?: Partial<ReplicaCounts>,
+): Promise<TestTopology> {
   const database = await createTestDatabase();
   const redisUrl = new URL(redisServer as string);
   redisUrl.pathname = `/${testRedisIndex}`;
@@ -41,9 +44,10 @@ export async function startTestTopology(env: Record<string, string> = {}): Promi
       redisUrl: redisUrl.href,
       secrets: sharedSecrets as never,
       runtimeDir,
+      replicas,
       env: {
         REDIS_KEY_PREFIX: `devplat-topology:${randomBytes(6).toString('hex')}:`,
-        SHUTDOWN_DELAY_MS: '1000',
+        SHUTDOWN_DELAY_MS: '2500',
         ...env,
       },
       log: (line) => logs.push(line),

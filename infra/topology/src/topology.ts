@@ -2,6 +2,7 @@
 // 2 worker and 1 console process (and the contract mock), each on ports of its own, on one
 // PostgreSQL database and one Redis index of their own, sharing their secrets.
 import { join } from 'node:path';
+import { replicaRestSeconds } from '../../gateway/render.ts';
 import type { RunningGateway } from './gateway.ts';
 import { startGateway } from './gateway.ts';
 import { freePort } from './ports.ts';
@@ -43,6 +44,11 @@ export interface Topology {
   gateway: RunningGateway;
   /** The environment every process shares (its secrets included: keep it out of output). */
   env: Record<string, string | undefined>;
+  /**
+   * Restarts the replicas one at a time (SIGTERM: the drain), each with `env` changed where given,
+   * waiting after each is ready until the gateway sends to it again; resolves with the exit codes.
+   */
+  rollingRestart(replicas: Replica[], env?: Record<string, string>): Promise<(number | null)[]>;
   /** Drains every process (SIGINT: no readiness delay), then stops the gateway. */
   stop(): Promise<void>;
   /** Kills every process at once (SIGKILL), synchronously: for a parent that is exiting. */
@@ -146,5 +152,13 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       }
     }
   };
-  return { urls, replicas, of, gateway, env, stop, kill };
+  const rollingRestart = async (some: Replica[], changes?: Record<string, string>) => {
+    const codes = [];
+    for (const each of some) {
+      codes.push(await each.restart(changes));
+      await new Promise((resolve) => setTimeout(resolve, replicaRestSeconds * 1000 + 250));
+    }
+    return codes;
+  };
+  return { urls, replicas, of, gateway, env, rollingRestart, stop, kill };
 }

@@ -14,6 +14,12 @@ export interface RunningServer {
    * `timeoutMs` (default 10 s) it closes what remains and says how many requests it cut.
    */
   close(options?: { timeoutMs?: number }): Promise<Drained>;
+  /**
+   * The drain's first step, while the server still accepts: every answer from now on closes its
+   * connection (`Connection: close`), so a proxy keeping connections open stops reusing them
+   * before close() ends the idle ones.
+   */
+  windDown(): void;
 }
 
 export interface Drained {
@@ -66,9 +72,14 @@ export function listen(listener: RequestListener, host: string, port: number): P
   // answer whose headers are not written yet.
   const inFlight = new Set<ServerResponse>();
   let draining = false;
+  let keepAlive = true;
+  const windDown = () => {
+    keepAlive = false;
+    for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+  };
   server.on('request', (_request, response: ServerResponse) => {
     inFlight.add(response);
-    if (draining) response.shouldKeepAlive = false;
+    if (!keepAlive) response.shouldKeepAlive = false;
     response.once('close', () => {
       inFlight.delete(response);
       // Its connection may be idle now: a draining server lets it go.
@@ -80,7 +91,7 @@ export function listen(listener: RequestListener, host: string, port: number): P
   const drain = (timeoutMs: number) =>
     new Promise<Drained>((done) => {
       draining = true;
-      for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
+      windDown();
       const deadline = setTimeout(() => {
         const cut = inFlight.size;
         server.closeAllConnections();
@@ -102,6 +113,7 @@ export function listen(listener: RequestListener, host: string, port: number): P
         server,
         origin: `http://${shownHost}:${address.port}`,
         close: ({ timeoutMs = 10_000 } = {}) => drain(timeoutMs),
+        windDown,
       });
     });
   });

@@ -1,8 +1,8 @@
 // How every process runs: its management listener (/livez, /readyz, /metrics) on a port of its own,
-// and a graceful drain on SIGTERM. Draining: readiness answers 503 at once; after the delay (time
-// for load balancers to notice) the public listeners stop accepting and finish what is in flight;
-// then the rest closes in order (the worker, the stores); exit 0. Past the timeout the process exits
-// anyway, with 1, saying what it cut.
+// and a graceful drain on SIGTERM. Draining: readiness answers 503 and every answer closes its
+// connection at once; after the delay (time for load balancers to notice) the public listeners stop
+// accepting and finish what is in flight; then the rest closes in order (the worker, the stores);
+// exit 0. Past the timeout the process exits anyway, with 1, saying what it cut.
 import { type Config, defaultManagementPorts, type ServiceName } from '@devplat/config';
 import type { Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
@@ -85,6 +85,7 @@ async function drainAll(
   const left = () => Math.max(0, deadline - performance.now());
   const cut: string[] = [];
   management.drain();
+  for (const { server } of listeners) server.windDown();
   const delayMs = delay ? Math.min(config.shutdown.delayMs, left()) : 0;
   logger.info({ delay_ms: delayMs, timeout_ms: config.shutdown.timeoutMs }, 'draining: readiness now answers 503');
   await sleep(delayMs);

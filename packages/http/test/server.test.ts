@@ -55,3 +55,17 @@ test('past its timeout a drain cuts what remains and says how many', async () =>
   assert.ok(Date.now() - started < 2_000, 'the timeout bounds the drain');
   assert.equal(await stuck, 'ECONNRESET');
 });
+
+test('wound down, a server still answers, each answer closing its connection, so a proxy stops reusing it', async () => {
+  const running = await listen(slowApp(300), '127.0.0.1', 0);
+  const agent = new Agent({ keepAlive: true });
+  assert.equal((await get(`${running.origin}/fast`, agent)).connection, 'keep-alive');
+  const inFlight = get(`${running.origin}/slow`, new Agent({ keepAlive: true }));
+  await sleep(50);
+  running.windDown();
+  assert.deepEqual(await get(`${running.origin}/fast`, agent), { status: 200, connection: 'close', body: 'done' });
+  assert.equal((await inFlight).connection, 'close', 'an answer not yet begun closes too');
+  assert.equal((await get(`${running.origin}/fast`, new Agent())).status, 200, 'new connections are still accepted');
+  assert.deepEqual(await running.close(), { cut: 0 });
+  agent.destroy();
+});

@@ -3,6 +3,7 @@
 // instead of on whichever ran last. Uses DATABASE_URL / REDIS_URL when set.
 //   npm run bench:token -- [seconds=6] [connections=10] [rounds=5]   client_credentials vs a bare signing route
 //   npm run bench:api   -- [seconds=6] [connections=50] [rounds=5]   /cities and /me vs a bare hello-world
+//   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -16,7 +17,7 @@ const servers = new URL('./servers.ts', import.meta.url).pathname;
 
 interface Server {
   child: ChildProcess;
-  target: Target & { me?: Target };
+  target: Target & { me?: Target } & Record<string, Target>;
 }
 
 async function startServer(mode: string): Promise<Server> {
@@ -136,8 +137,21 @@ try {
         `/cities / hello: ${ratio(cities as Measured, bare as Measured)} (target: at least 50%); ` +
         `p99 /cities ${p99(cities as Measured)}, /me ${p99(me as Measured)} (target: under 20 ms)\n`,
     );
+  } else if (suite === 'topology') {
+    const targets = await start('topology');
+    const measured = await measure(targets);
+    const [viaToken, directToken, viaCities, directCities] = measured as Measured[];
+    const p50 = (m: Measured) => median(m.rounds.map((round) => round.p50));
+    const added = (via: Measured, direct: Measured) =>
+      `${ratio(via, direct)} of direct; p50 ${p50(via)} ms vs ${p50(direct)} ms`;
+    process.stdout.write(
+      `the gateway (nginx) in front of one auth and one api process, ${header}\n${roundLines(measured)}` +
+        `${measured.map((m) => line(m)).join('\n')}\n` +
+        `token via gateway: ${added(viaToken as Measured, directToken as Measured)}\n` +
+        `/cities via gateway: ${added(viaCities as Measured, directCities as Measured)}\n`,
+    );
   } else {
-    process.stderr.write('usage: run.ts token|api [seconds] [connections] [rounds]\n');
+    process.stderr.write('usage: run.ts token|api|topology [seconds] [connections] [rounds]\n');
     process.exitCode = 2;
   }
 } finally {

@@ -16,6 +16,8 @@ import { sharedSecrets } from '@devplat/test/env';
 import { basicAuth } from '@devplat/test/oauth';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
+import { replicaBase, startTestTopology } from '@devplat/test/topology';
+import type { Replica } from '@devplat/topology';
 import { importJWK, SignJWT } from 'jose';
 import Koa from 'koa';
 import { startPlatform } from '../src/start.ts';
@@ -159,6 +161,50 @@ async function api(): Promise<Target & { me: Target }> {
   };
 }
 
+/** One auth and one api process behind the gateway: each reached through it and directly. */
+async function topology(): Promise<Record<string, Target>> {
+  const running = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 0 });
+  process.once('SIGTERM', async () => {
+    await running.close();
+    process.exit(0);
+  });
+  const prisma = running.database.prisma;
+  const account = await prisma.account.create({
+    data: { email: `bench-${randomUUID()}@developer.test`, passwordHash: 'unused', displayName: 'Bench', kind: 'full' },
+  });
+  const { app, clientSecret } = await createApp(prisma, {
+    accountId: account.id,
+    name: 'Bench',
+    redirectUris: [],
+    scopes: ['city.public.read'],
+  });
+  const backend = 'PostgreSQL + Redis';
+  const headers = { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) };
+  const tokenAt = (base: string): Target => ({
+    method: 'POST',
+    url: `${base}/oauth/token`,
+    headers,
+    body: tokenForm,
+    backend,
+  });
+  const gateway = tokenAt(running.base);
+  const answer = await fetch(gateway.url, { method: 'POST', headers, body: tokenForm });
+  const bearer = { authorization: `Bearer ${((await answer.json()) as { access_token: string }).access_token}` };
+  const citiesAt = (base: string): Target => ({
+    method: 'GET',
+    url: `${base}/cities?limit=100`,
+    headers: bearer,
+    backend,
+  });
+  const only = (service: 'auth' | 'api') => replicaBase(running.of(service)[0] as Replica);
+  return {
+    'token via gateway': gateway,
+    'token direct': tokenAt(only('auth')),
+    '/cities via gateway': citiesAt(running.base),
+    '/cities direct': citiesAt(only('api')),
+  };
+}
+
 async function hello(): Promise<Target> {
   const app = new Koa();
   app.use((ctx) => {
@@ -168,10 +214,10 @@ async function hello(): Promise<Target> {
   return { method: 'GET', url: `${server.origin}/hello`, headers: {}, backend: 'none' };
 }
 
-const builders: Record<string, () => Promise<Target>> = { token, sign, api, hello };
+const builders: Record<string, () => Promise<Target | Record<string, Target>>> = { token, sign, api, hello, topology };
 const mode = process.argv[2] ?? '';
 if (!builders[mode]) {
   process.stderr.write(`usage: servers.ts ${Object.keys(builders).join('|')}\n`);
   process.exit(2);
 }
-process.stdout.write(`${JSON.stringify(await (builders[mode] as () => Promise<Target>)())}\n`);
+process.stdout.write(`${JSON.stringify(await (builders[mode] as () => Promise<unknown>)())}\n`);
