@@ -31,6 +31,7 @@ export interface TestTopology extends Topology {
 export async function startTestTopology(
   env: Record<string, string> = {},
   replicas?: Partial<ReplicaCounts>,
+  tls?: { certificate: string; key: string },
 ): Promise<TestTopology> {
   const database = await createTestDatabase();
   const redisUrl = new URL(redisServer as string);
@@ -45,6 +46,7 @@ export async function startTestTopology(
       secrets: sharedSecrets as never,
       runtimeDir,
       replicas,
+      tls,
       env: {
         REDIS_KEY_PREFIX: `devplat-topology:${randomBytes(6).toString('hex')}:`,
         SHUTDOWN_DELAY_MS: '2500',

@@ -31,9 +31,12 @@ export async function startGateway(options: GatewayOptions, log: (line: string) 
   for (const stream of [child.stdout, child.stderr]) {
     if (stream) createInterface({ input: stream }).on('line', (line) => log(`[gateway] ${line}`));
   }
-  const addresses = [options.base, options.playerClient, ...(options.console ? [options.console] : [])].flatMap(
-    (site) => site.listen,
-  );
+  const addresses = [
+    options.base,
+    options.playerClient,
+    ...(options.console ? [options.console] : []),
+    ...(options.internal ? [options.internal] : []),
+  ].flatMap((site) => site.listen);
   const deadline = Date.now() + 10_000;
   for (const address of addresses) {
     while (!(await accepts(address))) {

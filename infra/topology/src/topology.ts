@@ -29,6 +29,8 @@ export interface TopologyOptions {
   /** The gateway's ports: {base_url}'s (127.0.0.1), the player client's (127.0.0.2), the console's (127.0.0.3). */
   gatewayPorts?: { base: number; playerClient: number; console: number };
   replicas?: Partial<ReplicaCounts>;
+  /** TLS termination at the gateway (PEM files): every URL is then https. */
+  tls?: { certificate: string; key: string } | null;
   /** Further settings for every process (LOG_LEVEL, SHUTDOWN_DELAY_MS, …). */
   env?: Record<string, string>;
   /** Every line a process or the gateway writes, prefixed with its name. */
@@ -68,10 +70,11 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
   };
   const internalPort = await freePort();
   const mockPort = await freePort();
+  const scheme = options.tls ? 'https' : 'http';
   const urls = {
-    'Public API': `http://127.0.0.1:${gatewayPorts.base}/developer/v1`,
-    'Player client': `http://127.0.0.2:${gatewayPorts.playerClient}`,
-    Console: `http://127.0.0.3:${gatewayPorts.console}`,
+    'Public API': `${scheme}://127.0.0.1:${gatewayPorts.base}/developer/v1`,
+    'Player client': `${scheme}://127.0.0.2:${gatewayPorts.playerClient}`,
+    Console: `${scheme}://127.0.0.3:${gatewayPorts.console}`,
     'Contract mock': `http://127.0.0.1:${mockPort}/developer/v1`,
   };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !notInherited.includes(name)));
@@ -128,6 +131,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
         ? { listen: [`127.0.0.3:${gatewayPorts.console}`], host: '127.0.0.3', servers: at('console', 'console') }
         : null,
       internal: { listen: [`127.0.0.1:${internalPort}`], servers: at('auth', 'authInternal') },
+      tls: options.tls ?? null,
     },
     log,
   );

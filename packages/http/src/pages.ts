@@ -113,6 +113,15 @@ export interface PageApp {
   route(path: string, handlers: OperationHandlers, options?: PageRouteOptions): void;
 }
 
+/**
+ * An https site's pages reached over plain http (straight to a replica, past the gateway, or from
+ * a peer TRUSTED_PROXIES does not name): refused, since none of its Secure cookies could be set.
+ */
+const httpsOnly: Middleware = (ctx, next) => {
+  if (!ctx.secure) throw new ProblemError('MALFORMED_REQUEST', 'This site is served over https only.');
+  return next();
+};
+
 export function pageApp({
   logger,
   errorPage,
@@ -128,6 +137,7 @@ export function pageApp({
   if (trust.guard) app.use(trust.guard);
   app.use(pageFront(logger, errorPage, observe));
   if (guard) app.use(guard);
+  if (forwarded.secure) app.use(httpsOnly);
   app.use(router.routes());
   return {
     app,

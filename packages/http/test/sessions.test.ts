@@ -104,7 +104,8 @@ describe('sessions in cookies, and CSRF', () => {
     const { app, route } = pageApp({
       logger: createLogger('silent', 'test'),
       errorPage: ({ message }) => html`<p>${message}</p>`,
-      forwarded: { secure: true },
+      // Served both ways: over http, and over https through a proxy on loopback.
+      forwarded: { secure: false, trustedProxies: ['127.0.0.1', '::1'] },
     });
     const store = memoryStore();
     const sessionsFor = (secure: boolean) =>
