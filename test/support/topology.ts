@@ -49,7 +49,7 @@ export async function startTestTopology(
       tls,
       env: {
         REDIS_KEY_PREFIX: `devplat-topology:${randomBytes(6).toString('hex')}:`,
-        SHUTDOWN_DELAY_MS: '2500',
+        SHUTDOWN_DELAY_MS: '4000',
         ...env,
       },
       log: (line) => logs.push(line),
