@@ -217,18 +217,55 @@ describe('consent screen outcomes', () => {
     assert.equal(response.status, 200);
   });
 
-  test('an unknown client or an unregistered redirect URI never redirects', async () => {
+  test('an unknown client or an unregistered redirect URI never redirects, and the page shows what arrived', async () => {
     const s = await setup();
-    for (const url of [
-      authorizationUrl('svc_aaaaaaaaaaaaaaaaaaaaaaaaaa', { scope: 'city.public.read' }),
-      authorizationUrl(s.clientId, { scope: 'city.public.read', redirect_uri: 'https://evil.example/cb' }),
-      authorizationUrl(s.clientId, { scope: 'city.public.read', redirect_uri: `${redirectUri}/` }),
-    ]) {
+    const refused = async (url: string) => {
       const response = await fetch(url, { redirect: 'manual' });
       assert.equal(response.status, 400);
       assert.equal(response.headers.get('location'), null);
-      assert.match(await response.text(), /Nothing was shared/);
+      const text = await response.text();
+      assert.match(text, /Nothing was shared/);
+      return text;
+    };
+    const unknown = await refused(authorizationUrl('svc_aaaaaaaaaaaaaaaaaaaaaaaaaa', { scope: 'city.public.read' }));
+    assert.match(unknown, /client_id received<\/dt><dd><code>svc_aaaaaaaaaaaaaaaaaaaaaaaaaa<\/code>/);
+    for (const sent of [
+      'https://evil.example/cb',
+      `${redirectUri}/`,
+      'http://127.0.0.1:9/callback?"><script>x</script>',
+    ]) {
+      const text = await refused(authorizationUrl(s.clientId, { scope: 'city.public.read', redirect_uri: sent }));
+      assert.match(text, /must match one registered for the app exactly/);
+      const escaped = sent
+        .replaceAll('&', '&amp;')
+        .replaceAll('<', '&lt;')
+        .replaceAll('>', '&gt;')
+        .replaceAll('"', '&quot;');
+      assert.ok(text.includes(`redirect_uri received</dt><dd><code>${escaped}</code>`), text);
+      assert.ok(!text.includes('<script>x'), 'what arrived is shown as text, never as markup');
+      for (const registered of [redirectUri, 'https://app.example.test/cb']) {
+        assert.ok(text.includes(`<dd><code>${registered}</code></dd>`), `${registered} is listed beside it`);
+      }
     }
+  });
+
+  test('"Not you?" on the consent screen signs out and comes back to the same request for the next player', async () => {
+    const s = await setup();
+    const other = await createPlayer(prisma(), s.developer.id, 'Grace');
+    const url = authorizationUrl(s.clientId, {
+      scope: 'city.public.read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const screen = await openConsentScreen(url, s.player);
+    assert.match(screen.html, /Not Ada\? <button type="submit" class="link">Sign out<\/button>/);
+    const out = await screen.notYou();
+    assert.equal(out.status, 303);
+    const location = out.headers.get('location') ?? '';
+    const returnTo = new URL(location, platform.playerClient).searchParams.get('return_to') ?? '';
+    assert.equal(`${platform.playerClient}${returnTo}`, url, 'back to the same authorization request');
+    const next = await openConsentScreen(url, other);
+    assert.match(next.html, /Signed in as Grace\./);
   });
 });
 

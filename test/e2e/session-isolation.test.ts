@@ -131,7 +131,7 @@ describe('no platform cookie reaches an app', () => {
     const { url } = await authorizationRequest(platform.base, created.json.app.client_id, stale, 'profile.basic.read');
     const response = await fetch(url, { redirect: 'manual' });
     assert.equal(response.status, 400);
-    assert.match(await response.text(), /an address it has not registered/);
+    assert.match(await response.text(), /an address on the platform.{1,6}s own sites, which no app may use/);
   });
 });
 

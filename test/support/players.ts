@@ -35,6 +35,10 @@ export interface ConsentScreen {
   redirected?: URL;
   /** Answers the screen; resolves with the response (a redirect, or a page). */
   answer(decision: 'allow' | 'deny'): Promise<Response>;
+  /** The screen's HTML. */
+  html: string;
+  /** Presses "Not you? Sign out"; resolves with the raw answer. */
+  notYou(): Promise<Response>;
 }
 
 /** Follows an authorization URL as a player would, signing in, up to the consent screen. */
@@ -75,6 +79,8 @@ export async function openConsentScreen(
     return {
       redirected: new URL(response.headers.get('location') as string),
       answer: () => Promise.reject(new Error('no screen')),
+      html: '',
+      notYou: () => Promise.reject(new Error('no screen')),
     };
   }
   const consent = await response.text();
@@ -82,6 +88,12 @@ export async function openConsentScreen(
   return {
     answer: (decision) =>
       post('/oauth/authorize', { request: field(consent, 'request'), csrf: field(consent, 'csrf'), decision }),
+    html: consent,
+    notYou: () =>
+      post('/signout', {
+        csrf: field(consent, 'csrf'),
+        return_to: field(consent, 'return_to').replaceAll('&amp;', '&'),
+      }),
   };
 }
 

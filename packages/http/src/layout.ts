@@ -27,7 +27,8 @@ code,.secret,.id{font-family:monospace;word-break:break-all}.error{color:#a00}
 .notice{background:#eef7ee;border-left:.3rem solid #2a7a2a;padding:.5rem 1rem}
 .secret-box{background:#fff6d6;padding:.8rem;border:1px solid #e0c050}
 .app{border:1px solid #ccc;border-radius:.4rem;padding:1rem;margin:1rem 0}.app h2{margin:0}
-.inline{display:inline}small{color:#555}`;
+.inline{display:inline}small{color:#555}dt{font-weight:600;margin-top:.6rem}dd{margin-left:1rem}
+button.link{background:none;border:none;padding:0;margin:0;color:#0645ad;text-decoration:underline;cursor:pointer}`;
 
 /** The layout of one site: a whole page around a title, an optional header and the main content. */
 export function siteLayout(site: Site): (page: PageContent) => Html {

@@ -115,7 +115,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
       GET: async (ctx) => {
         const validation = await validateRequest(rules, ctx.query);
         if (validation.outcome === 'refuse') {
-          return sendPage(ctx, 400, refusalPage(validation.title, validation.message));
+          return sendPage(ctx, 400, refusalPage(validation.title, validation.message, validation.arrived));
         }
         if (validation.outcome === 'redirect') return ctx.redirect(validation.location);
         const signedIn = await signedInPlayer(ctx);
@@ -138,6 +138,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
           playerName: player.displayName ?? player.username,
           requestId: request.id,
           csrf: session.csrf,
+          returnTo: ctx.originalUrl,
         };
         sendPage(ctx, 200, consentPage(view));
       },
@@ -251,7 +252,8 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
       }
       await sessions.end(ctx);
       ctx.status = 303;
-      ctx.redirect('/signin');
+      // "Not you?" on the consent screen comes back to the same request after the next sign-in.
+      ctx.redirect(form.return_to === undefined ? '/signin' : signInFor(safeReturnTo(form.return_to)));
     },
   });
 

@@ -23,8 +23,16 @@ export interface AuthorizationRequest {
   expiresAt: number;
 }
 
+/** What arrived, shown on a refusal so the app's developer can compare it with what they registered. */
+export interface Arrived {
+  clientId?: string;
+  redirectUri?: string;
+  /** The app's registered redirect URIs, beside the one that arrived. */
+  registered?: string[];
+}
+
 export type Validation =
-  | { outcome: 'refuse'; title: string; message: string }
+  | { outcome: 'refuse'; title: string; message: string; arrived?: Arrived }
   | { outcome: 'redirect'; location: string }
   | { outcome: 'consent'; request: AuthorizationRequest; app: UsableApp };
 
@@ -61,13 +69,26 @@ export async function validateRequest(
     };
   const app = await findUsableApp(prisma, clientId);
   if (!app)
-    return { outcome: 'refuse', title: 'This app cannot connect', message: 'The app is unknown or not available.' };
-  // A URI registered before the platform's hosts changed may point at one of them now.
-  if (!redirectUri || !app.redirectUris.includes(redirectUri) || onReservedHost(redirectUri, reservedHosts)) {
     return {
       outcome: 'refuse',
       title: 'This app cannot connect',
-      message: 'The app asked to return you to an address it has not registered.',
+      message: 'The app is unknown or not available.',
+      arrived: { clientId },
+    };
+  const arrived = { clientId, redirectUri: redirectUri ?? undefined, registered: app.redirectUris };
+  if (!redirectUri || !app.redirectUris.includes(redirectUri)) {
+    const message = redirectUri
+      ? 'The app asked to return you to an address it has not registered. Redirect URIs must match one registered for the app exactly, character for character.'
+      : 'The request does not say where to return you (redirect_uri is missing).';
+    return { outcome: 'refuse', title: 'This app cannot connect', message, arrived };
+  }
+  // A URI registered before the platform's hosts changed may point at one of them now.
+  if (onReservedHost(redirectUri, reservedHosts)) {
+    return {
+      outcome: 'refuse',
+      title: 'This app cannot connect',
+      message: "The app asked to return you to an address on the platform's own sites, which no app may use.",
+      arrived,
     };
   }
   const state = single('state') ?? undefined;

@@ -1,5 +1,6 @@
 // The player client's pages, in the shared layout: plain HTML, labelled controls, no scripts.
 import { errorMessage, type Html, hiddenField, html, noticeMessage, siteLayout } from '@devplat/http';
+import type { Arrived } from './authorize.ts';
 import type { ConnectedApp } from './connected-apps.ts';
 
 const layout = siteLayout({ width: '32rem' });
@@ -30,6 +31,8 @@ export interface ConsentView {
   playerName: string;
   requestId: string;
   csrf: string;
+  /** Where "Not you?" returns after signing out: this same authorization request. */
+  returnTo: string;
 }
 
 export function consentPage(view: ConsentView): Html {
@@ -47,12 +50,39 @@ ${hiddenField('request', view.requestId)}
 ${hiddenField('csrf', view.csrf)}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Not now</button>
+</form>
+<form method="post" action="/signout" class="not-you">
+${hiddenField('csrf', view.csrf)}
+${hiddenField('return_to', view.returnTo)}
+<p>Not ${view.playerName}? <button type="submit" class="link">Sign out</button> and sign in as yourself.</p>
 </form>`,
   });
 }
 
-export function refusalPage(title: string, message: string): Html {
-  return layout({ title, main: html`<h1>${title}</h1><p role="alert">${message}</p><p>Nothing was shared.</p>` });
+/** Long enough for any real value, short enough that a page cannot be filled with one. */
+const shown = (value: string) => (value.length > 300 ? `${value.slice(0, 300)}…` : value);
+
+function arrivedDetails(arrived: Arrived | undefined): Html | false {
+  if (!arrived) return false;
+  const registered = arrived.registered;
+  return html`<h2>For the app's developer</h2>
+<dl class="arrived">
+${arrived.clientId !== undefined && html`<dt>client_id received</dt><dd><code>${shown(arrived.clientId)}</code></dd>`}
+${arrived.redirectUri !== undefined && html`<dt>redirect_uri received</dt><dd><code>${shown(arrived.redirectUri)}</code></dd>`}
+${
+  registered !== undefined &&
+  html`<dt>Redirect URIs registered for this app</dt>${
+    registered.length === 0 ? html`<dd>none</dd>` : registered.map((uri) => html`<dd><code>${uri}</code></dd>`)
+  }`
+}
+</dl>`;
+}
+
+export function refusalPage(title: string, message: string, arrived?: Arrived): Html {
+  return layout({
+    title,
+    main: html`<h1>${title}</h1><p role="alert">${message}</p><p>Nothing was shared.</p>${arrivedDetails(arrived)}`,
+  });
 }
 
 export interface ConnectedAppsView {
