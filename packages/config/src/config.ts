@@ -328,7 +328,7 @@ function webhookSettings(env: Env, environment: Environment): WebhookSettings {
  * generate its own, and two auth replicas would sign with different keys and give one player two
  * different subs. Only the one-process embedded default (no REDIS_URL) generates them.
  */
-function secretSettings(env: Env, production: boolean, shared: boolean): SecretSettings {
+function secretSettings(env: Env, production: boolean, shared: boolean, required: boolean): SecretSettings {
   const settings = {
     signingKeys: readSecret(env, 'SIGNING_KEYS'),
     pairwiseSecret: readSecret(env, 'PAIRWISE_SECRET'),
@@ -336,7 +336,7 @@ function secretSettings(env: Env, production: boolean, shared: boolean): SecretS
   };
   const names = { signingKeys: 'SIGNING_KEYS', pairwiseSecret: 'PAIRWISE_SECRET', cookieKeys: 'COOKIE_KEYS' };
   for (const key of Object.keys(names) as (keyof SecretSettings)[]) {
-    if (settings[key] !== null) continue;
+    if (settings[key] !== null || !required) continue;
     if (production) throw new ConfigError(names[key], 'is required in production');
     if (shared) {
       throw new ConfigError(
@@ -427,7 +427,17 @@ export function loadStoreSettings(env: Env = process.env): StoreSettings {
   return settings;
 }
 
-export function loadConfig(env: Env = process.env): Config {
+export interface LoadOptions {
+  /**
+   * Whether this process needs the shared secrets and, in production, REDIS_URL (the auth service
+   * and the one-process platform do). The others (api, console, worker, mock) sign and key
+   * nothing: given, the secrets are checked for shape; missing, they are not asked for, so no such
+   * pod holds the private key (the console asks for REDIS_URL itself: its sessions live there).
+   */
+  requireSharedSecrets?: boolean;
+}
+
+export function loadConfig(env: Env = process.env, { requireSharedSecrets = true }: LoadOptions = {}): Config {
   const stores = loadStoreSettings(env);
   const { environment, redisUrl } = stores;
   const production = environment === 'production';
@@ -460,7 +470,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: shutdownTimeoutMs,
     },
     logLevel: oneOf(env, 'LOG_LEVEL', logLevels, 'info'),
-    secretSettings: secretSettings(env, production, redisUrl !== null),
+    secretSettings: secretSettings(env, production, redisUrl !== null, requireSharedSecrets),
     webhooks: webhookSettings(env, environment),
     signIn: {
       attempts: integer(env, 'SIGN_IN_ATTEMPTS', 5, 1, 100),
@@ -469,9 +479,14 @@ export function loadConfig(env: Env = process.env): Config {
   };
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');
-  if (production && config.redisUrl === null) throw new ConfigError('REDIS_URL', 'is required in production');
+  if (production && requireSharedSecrets && config.redisUrl === null) {
+    throw new ConfigError('REDIS_URL', 'is required in production');
+  }
   return config;
 }
+
+/** loadConfig for a service that uses none of the shared secrets (all but auth and the platform). */
+export const loadConfigWithoutSecrets = (env: Env) => loadConfig(env, { requireSharedSecrets: false });
 
 /**
  * The sandbox's developer tools (the console, consent webhooks): on while the platform is on,

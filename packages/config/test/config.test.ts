@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { productionEnv, sharedSecrets } from '@devplat/test/env';
-import { ConfigError, cookieHosts, listenHost, loadConfig, loadStoreSettings } from '../src/index.ts';
+import {
+  ConfigError,
+  cookieHosts,
+  listenHost,
+  loadConfig,
+  loadConfigWithoutSecrets,
+  loadStoreSettings,
+} from '../src/index.ts';
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
@@ -43,6 +50,24 @@ describe('configuration', () => {
     const everywhere = loadConfig({ HOST: '0.0.0.0' });
     assert.equal(listenHost(everywhere, everywhere.playerClientUrl), '0.0.0.0');
     assert.deepEqual(cookieHosts(loadConfig(productionEnv)), ['play.example.test', 'console.example.test']);
+  });
+
+  test('the shared secrets: required of auth and the platform; optional, shape-checked, for every other service', () => {
+    const shared = { REDIS_URL: 'redis://127.0.0.1:6379' };
+    assert.throws(() => loadConfig(shared), { variable: 'SIGNING_KEYS' });
+    assert.throws(() => loadConfig({ ...productionEnv, COOKIE_KEYS: '' }), { variable: 'COOKIE_KEYS' });
+    const api = loadConfigWithoutSecrets({
+      ...productionEnv,
+      SIGNING_KEYS: '',
+      PAIRWISE_SECRET: '',
+      COOKIE_KEYS: '',
+      REDIS_URL: '',
+    });
+    assert.deepEqual(api.secretSettings, { signingKeys: null, pairwiseSecret: null, cookieKeys: null });
+    assert.equal(api.redisUrl, null, 'the api and the worker use no Redis');
+    assert.throws(() => loadConfigWithoutSecrets({ ...shared, PAIRWISE_SECRET: 'short' }), {
+      variable: 'PAIRWISE_SECRET',
+    });
   });
 
   test('TRUSTED_PROXIES: addresses and CIDR ranges, each checked', () => {

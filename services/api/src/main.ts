@@ -1,6 +1,6 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset.
-import { listenHost, loadConfigOrExit, urlPort } from '@devplat/config';
+import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, tracingClosers } from '@devplat/runtime';
@@ -10,7 +10,7 @@ import { remoteKeys, signingKeysCheck, tokenVerifier } from './bearer.ts';
 import { splitIntegrations } from './capabilities.ts';
 import { createStatusSource } from './status-source.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, loadConfigWithoutSecrets);
 const logger = createLogger(config.logLevel, 'api');
 const metrics = createMetrics();
 const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'api', env }));

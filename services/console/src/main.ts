@@ -1,13 +1,13 @@
 // The developer console alone, for the split deployment: npm run console:start. Needs
 // DATABASE_URL and REDIS_URL (its sessions live in Redis, shared by every console process).
-import { listenHost, loadConfigOrExit } from '@devplat/config';
+import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
 import { buildConsoleApp } from './app.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, loadConfigWithoutSecrets);
 if (!config.databaseUrl || !config.redisUrl) {
   process.stderr.write('configuration error: the console alone needs DATABASE_URL and REDIS_URL\n');
   process.exit(78);

@@ -1,12 +1,12 @@
 // The contract mock alone: npm run mock:start (also part of npm start).
-import { listenHost, loadConfigOrExit } from '@devplat/config';
+import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
 import { buildMockApp } from './app.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, loadConfigWithoutSecrets);
 const logger = createLogger(config.logLevel, 'mock');
 const metrics = createMetrics();
 const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'mock', env }));

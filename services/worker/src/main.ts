@@ -1,13 +1,13 @@
 // The webhook worker alone: npm run worker:start. Needs DATABASE_URL: the embedded PGlite lives
 // inside one process and cannot be shared with the services that write the outbox.
-import { loadConfigOrExit } from '@devplat/config';
+import { loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
 import { createLogger, drainOnSignals, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
 import { startWebhookWorker } from './worker.ts';
 
-const config = loadConfigOrExit();
+const config = loadConfigOrExit(process.env, loadConfigWithoutSecrets);
 if (config.databaseUrl === null) {
   process.stderr.write(
     'webhook worker: DATABASE_URL is required (the embedded database cannot be shared between processes)\n',
