@@ -20,11 +20,29 @@ describe('TLS terminated at the gateway', { skip: needsStores }, () => {
   before(async () => {
     certificates = mkdtempSync(join(tmpdir(), 'devplat-tls-'));
     const [certificate, key] = [join(certificates, 'gateway.crt'), join(certificates, 'gateway.key')];
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-      '-subj', '/CN=devplat gateway test', '-addext', 'subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3',
-      '-keyout', key, '-out', certificate,
-    ], { stdio: 'ignore' }); // biome-ignore format: one command
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=devplat gateway test',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,IP:127.0.0.2,IP:127.0.0.3',
+        '-keyout',
+        key,
+        '-out',
+        certificate,
+      ],
+      { stdio: 'ignore' },
+    );
     // This test process's fetch (and oauth4webapi's) trusts the gateway's certificate, as an app's would.
     setGlobalDispatcher(new Agent({ connect: { ca: readFileSync(certificate) } }));
     topology = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 1 }, { certificate, key });

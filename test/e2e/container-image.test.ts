@@ -1,0 +1,222 @@
+// The image as a platform team runs it: built from infra/container/Containerfile with build.sh
+// (over a local stand-in of the official base where none can be pulled), then `migrate`, `auth` and
+// `api` containers under podman, read-only, as uid 1000 with every capability dropped, against the
+// machine's PostgreSQL and Redis: /readyz, a client-credentials token, /cities, the code flow to
+// /me, and podman stop draining each to exit 0.
+import assert from 'node:assert/strict';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { applyMigrations, openDatabase, seedRegistry } from '@devplat/db';
+import { createTestApp } from '@devplat/test/apps';
+import { realPostgresUrl } from '@devplat/test/database';
+import { createPlayer } from '@devplat/test/players';
+import { freePort, repoRoot } from '@devplat/test/process';
+import { bearer, clientCredentialsToken, replicaServer, userToken } from '@devplat/test/replica-oauth';
+import { type Deployment, plannedDeployment, type RunningProcess } from '@devplat/test/services';
+import { eventually } from '@devplat/test/webhook-receiver';
+import pg from 'pg';
+
+const podman = '/usr/bin/podman';
+const tag = 'devplat:test';
+const redisUrl = process.env.REDIS_URL?.trim() || null;
+const skip = realPostgresUrl && redisUrl ? false : 'needs a real PostgreSQL and Redis (DATABASE_URL, REDIS_URL)';
+const podmanEnv = { ...process.env, CONTAINERS_CONF: join(repoRoot, 'infra/container/containers.conf') };
+const suffix = randomBytes(4).toString('hex');
+
+function run(command: string, args: string[], timeout = 120_000): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd: repoRoot, env: podmanEnv, encoding: 'utf8', timeout });
+}
+
+function podmanOk(args: string[], timeout?: number): string {
+  const result = run(podman, args, timeout);
+  assert.equal(result.status, 0, `podman ${args[0]} failed: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+describe('the container image', { skip }, () => {
+  let scratch: string;
+  let envFile: string;
+  let deployment: Deployment;
+  let databaseName: string;
+  const containers: string[] = [];
+  const ports = { auth: 0, playerClient: 0, internal: 0, authManagement: 0, api: 0, apiManagement: 0 };
+
+  /** Starts `command` in the image, detached, read-only, unprivileged; resolves with its name. */
+  function start(command: string, env: Record<string, number>) {
+    const name = `devplat-${command}-${suffix}`;
+    const settings = Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]);
+    podmanOk([
+      'run',
+      '--detach',
+      '--name',
+      name,
+      '--network',
+      'host',
+      '--read-only',
+      '--cap-drop=ALL',
+      '--user',
+      '1000:1000',
+      '--security-opt',
+      'no-new-privileges',
+      '--env-file',
+      envFile,
+      ...settings,
+      tag,
+      command,
+    ]);
+    containers.push(name);
+    return name;
+  }
+
+  const ready = (port: number) =>
+    eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 60_000);
+
+  before(async () => {
+    assert.ok(
+      existsSync(podman),
+      'podman is not installed: .ci/run installs it (apt-get install podman buildah runc debootstrap)',
+    );
+    const build = spawnSync('infra/container/build.sh', [tag], {
+      cwd: repoRoot,
+      env: {
+        ...podmanEnv,
+        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt',
+      },
+      encoding: 'utf8',
+      timeout: 900_000,
+    });
+    assert.equal(build.status, 0, `build.sh failed:\n${build.stderr.slice(-4000)}`);
+    for (const line of build.stderr.split('\n').filter((l) => /^\[(stand-in|image)\]/.test(l))) {
+      process.stdout.write(`# ${line}\n`);
+    }
+
+    // An empty database of the test's own: the image's `migrate` makes its schema.
+    databaseName = `devplat_image_${suffix}`;
+    const admin = new pg.Client({ connectionString: realPostgresUrl as string });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+    await admin.end();
+    const databaseUrl = new URL(realPostgresUrl as string);
+    databaseUrl.pathname = `/${databaseName}`;
+    for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
+    deployment = await plannedDeployment({ DATABASE_URL: databaseUrl.href, REDIS_URL: redisUrl as string });
+    const base = new URL(deployment.base);
+    deployment.base = `http://127.0.0.1:${ports.api}${base.pathname}`;
+    deployment.internal = `http://127.0.0.1:${ports.internal}`;
+    deployment.playerClient = `http://127.0.0.2:${ports.playerClient}`;
+    const names = ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS'];
+    const settings: Record<string, string> = {
+      ...Object.fromEntries(names.map((name) => [name, deployment.env[name] as string])),
+      BASE_URL: deployment.base,
+      PLAYER_CLIENT_URL: deployment.playerClient,
+      AUTH_INTERNAL_URL: deployment.internal,
+      CONSOLE_URL: deployment.env.CONSOLE_URL as string,
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DELAY_MS: '0',
+    };
+    scratch = mkdtempSync(join(tmpdir(), 'devplat-image-'));
+    envFile = join(scratch, 'platform.env');
+    writeFileSync(
+      envFile,
+      Object.entries(settings)
+        .map(([key, value]) => `${key}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
+  });
+
+  after(async () => {
+    if (containers.length) run(podman, ['rm', '--force', '--time', '0', ...containers]);
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    if (databaseName) {
+      const admin = new pg.Client({ connectionString: realPostgresUrl as string });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+      await admin.end();
+    }
+  });
+
+  test('the image is small enough to say, runs as the unprivileged node user, and `help` lists its commands', (t) => {
+    const size = Number(podmanOk(['image', 'inspect', '--format', '{{.Size}}', tag]));
+    t.diagnostic(`image ${tag}: ${Math.round(size / 1_000_000)} MB`);
+    assert.ok(size < 1_000_000_000, `${Math.round(size / 1_000_000)} MB`);
+    assert.equal(podmanOk(['image', 'inspect', '--format', '{{.Config.User}}', tag]), 'node');
+    const help = podmanOk(['run', '--rm', '--network', 'host', tag, 'help']);
+    assert.match(help, /commands: auth, api, console, worker, mock, migrate, janitor, admin/);
+  });
+
+  test('migrate in the image makes the schema; auth and api answer /readyz read-only as uid 1000, node as PID 1', async () => {
+    const migrate = run(podman, [
+      'run',
+      '--rm',
+      '--network',
+      'host',
+      '--read-only',
+      '--cap-drop=ALL',
+      '--user',
+      '1000:1000',
+      '--env-file',
+      envFile,
+      tag,
+      'migrate',
+    ]);
+    assert.equal(migrate.status, 0, migrate.stderr);
+    assert.match(migrate.stdout, /^applied \d+_init/);
+
+    const auth = start('auth', {
+      PORT: ports.auth,
+      PLAYER_CLIENT_PORT: ports.playerClient,
+      AUTH_INTERNAL_PORT: ports.internal,
+      MANAGEMENT_PORT: ports.authManagement,
+    });
+    await ready(ports.authManagement);
+    const api = start('api', { PORT: ports.api, MANAGEMENT_PORT: ports.apiManagement });
+    await ready(ports.apiManagement);
+    for (const name of [auth, api]) {
+      assert.equal(podmanOk(['exec', name, 'node', '-e', 'process.stdout.write(String(process.getuid()))']), '1000');
+      assert.match(
+        podmanOk(['exec', name, 'cat', '/proc/1/cmdline']).replaceAll('\0', ' '),
+        /^node \/app\/infra\/container\/service\.mjs (auth|api)/,
+      );
+      const write = run(podman, ['exec', name, 'node', '-e', "require('fs').writeFileSync('/app/x', 'x')"]);
+      assert.notEqual(write.status, 0, 'the root file system is read-only');
+    }
+  });
+
+  test('a client-credentials token, /cities, and the code flow to /me, through the containers', async () => {
+    const database = await openDatabase({
+      databaseUrl: deployment.env.DATABASE_URL as string,
+      pgliteDir: null,
+      poolSize: 2,
+    });
+    try {
+      await applyMigrations(database.adapter); // a no-op: the image's migrate did it
+      await seedRegistry(database.prisma);
+      const app = await createTestApp(database.prisma, { scopes: ['city.public.read', 'profile.basic.read'] });
+      const player = await createPlayer(database.prisma, app.developer.id);
+      const auth = { origin: `http://127.0.0.1:${ports.auth}` } as RunningProcess;
+      const as = replicaServer(deployment, auth, deployment.playerClient);
+      const token = await clientCredentialsToken(as, app.clientId, app.clientSecret);
+      const cities = await bearer(deployment.base, '/cities?limit=100', token);
+      assert.equal(cities.status, 200);
+      assert.ok(((await cities.json()) as { data: unknown[] }).data.length > 0);
+      const userAccess = await userToken(as, app, player);
+      const me = await bearer(deployment.base, '/me', userAccess);
+      assert.equal(me.status, 200);
+      assert.match(((await me.json()) as { sub: string }).sub, /^ps_/);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('podman stop drains each service to exit 0', () => {
+    for (const name of [...containers].reverse()) {
+      podmanOk(['stop', '--time', '30', name], 60_000);
+      assert.equal(podmanOk(['inspect', '--format', '{{.State.ExitCode}}', name]), '0', `${name} exited 0`);
+    }
+  });
+});
