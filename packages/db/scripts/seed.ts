@@ -1,9 +1,10 @@
 // pnpm db:seed: loads the sample reviewed city registry into DATABASE_URL (or the embedded PGlite).
 import { join } from 'node:path';
-import { loadConfigOrExit } from '@devplat/config';
+import { loadConfigOrExit, loadStoreSettings } from '@devplat/config';
 import { openDatabase, seedRegistry } from '../src/index.ts';
 
-const config = loadConfigOrExit();
+// The store settings alone, as db:migrate reads them: a seed needs no secret.
+const config = loadConfigOrExit(process.env, loadStoreSettings);
 const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: join(config.dataDir, 'pglite') });
 try {
   const { countries, cities } = await seedRegistry(database.prisma);
