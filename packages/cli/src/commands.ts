@@ -6,6 +6,7 @@ import { bashCompletion, zshCompletion } from './completion.ts';
 import { UsageError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
 import { playerCommands } from './player-commands.ts';
+import { tokenCommand } from './token-command.ts';
 import { tryCommand } from './try-command.ts';
 import { webhookCommands } from './webhook-commands.ts';
 
@@ -56,6 +57,7 @@ export const commands: readonly CommandSpec[] = [
   ...playerCommands,
   ...webhookCommands,
   tryCommand,
+  tokenCommand,
   completion,
   help,
 ];

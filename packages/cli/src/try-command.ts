@@ -6,16 +6,25 @@ import { type Scope, scopeNames } from '@devplat/contract/catalogue';
 import * as oauth from 'oauth4webapi';
 import { listenForCallback } from './callback-server.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { networkReason, problemOf } from './console-client.ts';
+import { problemOf } from './console-client.ts';
 import { CliError, FailureError, failure, NotSignedInError, UsageError } from './errors.ts';
-import { readSecret } from './secret-input.ts';
-import { defaultBaseUrl, defaultRedirectUri, isLocalHttp, isLoopbackHttp } from './try-defaults.ts';
+import {
+  baseUrlOption,
+  clean,
+  clientIdArg,
+  clientSecretStdinOption,
+  discover,
+  type Insecure,
+  insecureFor,
+  publicApiBase,
+  readClientSecret,
+  requestTimeoutMs,
+  tokenAnswer,
+  unreachable,
+} from './public-api.ts';
+import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
-const requestTimeoutMs = 30_000;
 const profileScope: Scope = 'profile.basic.read';
-
-/** oauth4webapi refuses plain http unless told; try allows it only for a loopback base URL. */
-type Insecure = { [oauth.allowInsecureRequests]: boolean };
 
 interface TrySettings {
   clientId: string;
@@ -27,18 +36,7 @@ interface TrySettings {
 }
 
 function settings(ctx: CommandContext): TrySettings {
-  const base = (ctx.options['base-url'] as string | undefined) ?? ctx.io.env.DEVPLAT_BASE_URL ?? defaultBaseUrl;
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(base);
-  } catch {
-    throw new UsageError(`--base-url must be a URL like ${defaultBaseUrl} (got "${base}").`);
-  }
-  if (baseUrl.protocol !== 'https:' && !isLocalHttp(base)) {
-    throw new UsageError(
-      '--base-url must use https unless the API is on this machine (127.0.0.x, [::1] or localhost).',
-    );
-  }
+  const baseUrl = publicApiBase(ctx);
   const redirect = (ctx.options['redirect-uri'] as string | undefined) ?? defaultRedirectUri;
   if (!isLoopbackHttp(redirect)) {
     throw new UsageError(
@@ -55,7 +53,7 @@ function settings(ctx: CommandContext): TrySettings {
   }
   return {
     clientId: ctx.args.client_id as string,
-    baseUrl: baseUrl.href.replace(/\/$/, ''),
+    baseUrl,
     redirectUri: new URL(redirect),
     timeoutSeconds: Number(timeout),
     ...(scopes ? { scopes: [...new Set(scopes)] } : {}),
@@ -107,41 +105,6 @@ async function checkApp(ctx: CommandContext, s: TrySettings): Promise<string[] |
   }
   return app.scopes;
 }
-
-function unreachable(what: string, url: string, error: unknown): FailureError {
-  return failure(
-    'API_UNREACHABLE',
-    'Public API unreachable',
-    `Cannot reach ${what} at ${url} (${networkReason(error, requestTimeoutMs)}): is \`npm start\` running? ` +
-      '(Elsewhere: --base-url or DEVPLAT_BASE_URL.)',
-  );
-}
-
-async function discover(s: TrySettings, insecure: Insecure): Promise<oauth.AuthorizationServer> {
-  const issuer = new URL(s.baseUrl);
-  let response: Response;
-  try {
-    response = await oauth.discoveryRequest(issuer, {
-      algorithm: 'oauth2',
-      ...insecure,
-      signal: AbortSignal.timeout(requestTimeoutMs),
-    });
-  } catch (error) {
-    throw unreachable('the public API', s.baseUrl, error);
-  }
-  if (!response.ok) throw new FailureError(problemOf(response, await response.text(), 'the authorization server'));
-  try {
-    return await oauth.processDiscoveryResponse(issuer, response);
-  } catch (error) {
-    throw failure(
-      'DISCOVERY_FAILED',
-      'Discovery failed',
-      `The authorization server metadata of ${s.baseUrl} is not usable: ${(error as Error).message}.`,
-    );
-  }
-}
-
-const clean = (text: string | undefined) => (text ?? '').replace(/\p{Cc}/gu, ' ').slice(0, 300);
 
 const authorizationErrors: Record<string, string> = {
   access_denied: 'The player did not allow access (access_denied): Not now was pressed, or the consent screen expired.',
@@ -205,26 +168,9 @@ async function redeem(
   } catch (error) {
     throw unreachable('the token endpoint', String(as.token_endpoint), error);
   }
-  try {
-    return await oauth.processAuthorizationCodeResponse(as, client, response);
-  } catch (error) {
-    if (error instanceof oauth.ResponseBodyError) throw tokenRefused(s, error.error, error.error_description);
-    if (error instanceof oauth.WWWAuthenticateChallengeError) {
-      // A 401 invalid_client comes with a challenge; its body still says why.
-      const body = (await error.response.json().catch(() => ({}))) as { error?: string; error_description?: string };
-      throw tokenRefused(s, body.error ?? 'invalid_client', body.error_description);
-    }
-    throw failure('TOKEN_REFUSED', 'Token refused', `The token answer is not usable: ${(error as Error).message}.`);
-  }
-}
-
-function tokenRefused(s: TrySettings, error: string, description: string | undefined) {
-  const said = clean(description);
-  const explanation =
-    error === 'invalid_client'
-      ? `The token endpoint refused the client secret of ${s.clientId} (invalid_client): pass its current secret.`
-      : `The token endpoint refused to redeem the code (${clean(error)}).`;
-  return failure('TOKEN_REFUSED', 'Token refused', `${explanation}${said ? ` It said: "${said}".` : ''}`);
+  return tokenAnswer(s.clientId, 'to redeem the code', () =>
+    oauth.processAuthorizationCodeResponse(as, client, response),
+  );
 }
 
 async function callMe(s: TrySettings, accessToken: string, insecure: Insecure) {
@@ -268,16 +214,10 @@ async function waitForBrowser(received: Promise<URL>, s: TrySettings): Promise<U
 async function runTry(ctx: CommandContext) {
   const s = settings(ctx);
   const appScopes = await checkApp(ctx, s);
-  const secret = await readSecret(ctx.io, {
-    what: 'client secret',
-    fromStdin: ctx.options['client-secret-stdin'] === true,
-    stdinFlag: '--client-secret-stdin',
-    envName: 'DEVPLAT_CLIENT_SECRET',
-    prompt: `Client secret of ${s.clientId}: `,
-  });
+  const secret = await readClientSecret(ctx, s.clientId);
   const scopes = s.scopes ?? appScopes ?? [profileScope];
-  const insecure: Insecure = { [oauth.allowInsecureRequests]: new URL(s.baseUrl).protocol === 'http:' };
-  const as = await discover(s, insecure);
+  const insecure = insecureFor(s.baseUrl);
+  const as = await discover(s.baseUrl, insecure);
 
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -344,19 +284,10 @@ async function runTry(ctx: CommandContext) {
 export const tryCommand: CommandSpec = {
   path: ['try'],
   summary: 'Act as your app: consent, code, token, then GET /me',
-  args: [{ name: 'client_id', description: "Your app's client id (svc_...)" }],
+  args: [clientIdArg],
   options: [
-    {
-      name: 'client-secret-stdin',
-      type: 'boolean',
-      description: "Read the app's client secret from the first line of stdin",
-    },
-    {
-      name: 'base-url',
-      type: 'string',
-      value: 'url',
-      description: `The public API (env DEVPLAT_BASE_URL, default ${defaultBaseUrl})`,
-    },
+    clientSecretStdinOption,
+    baseUrlOption,
     {
       name: 'redirect-uri',
       type: 'string',
