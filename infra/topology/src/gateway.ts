@@ -9,7 +9,8 @@ import { type GatewayOptions, renderGatewayConfig } from '../../gateway/render.t
 
 export interface RunningGateway {
   configFile: string;
-  pid: number;
+  /** nginx's master process; null once it has exited. */
+  pid(): number | null;
   /** Stops it gracefully (SIGQUIT: requests in flight finish). */
   stop(): Promise<void>;
 }
@@ -47,7 +48,7 @@ export async function startGateway(options: GatewayOptions, log: (line: string) 
   }
   return {
     configFile,
-    pid: child.pid as number,
+    pid: () => (child.exitCode === null && child.signalCode === null ? (child.pid ?? null) : null),
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGQUIT');

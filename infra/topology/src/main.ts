@@ -82,7 +82,7 @@ const processes = topology.replicas.map((each) => {
 process.stdout.write(
   `Developer Platform topology is ready in ${Math.round(performance.now() - started)} ms ` +
     `(sandbox, PostgreSQL database ${database}, Redis index ${redisDb}):\n${urls.join('\n')}\n` +
-    `  gateway    pid ${topology.gateway.pid} (nginx, ${topology.gateway.configFile})\n${processes.join('\n')}\n` +
+    `  gateway    pid ${topology.gateway.pid()} (nginx, ${topology.gateway.configFile})\n${processes.join('\n')}\n` +
     'Press Ctrl-C to stop.\n',
 );
 

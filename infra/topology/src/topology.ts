@@ -148,7 +148,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     throw error;
   }
   const kill = () => {
-    for (const pid of [...replicas.map((each) => each.pid()), gateway.pid]) {
+    for (const pid of [...replicas.map((each) => each.pid()), gateway.pid()]) {
       try {
         if (pid !== null) process.kill(pid, 'SIGKILL');
       } catch {
