@@ -2,6 +2,8 @@
 # Builds the platform's image with podman from infra/container/Containerfile, unchanged:
 #   infra/container/build.sh [TAG]        (default devplat:dev; prints the image's size)
 # Where the official base cannot be pulled, a local stand-in of it is made first (stand-in-base.sh).
+# The build stage is kept as TAG-build, the next build's cache; the images a build replaces (both
+# tags' previous ones, when nothing else uses them) are removed, so rebuilds do not pile up.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/infra/container/containers.conf}
@@ -10,9 +12,16 @@ base=$(sed -n 's/^ARG NODE_IMAGE=//p' infra/container/Containerfile)
 if ! podman image exists "$base"; then
   timeout 30 podman pull -q "$base" >/dev/null 2>&1 || infra/container/stand-in-base.sh "$base"
 fi
+image_id() { podman image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+previous=("$(image_id "$tag")" "$(image_id "$tag-build")")
 started=$(date +%s)
-secret=()
-[[ -n ${NODE_EXTRA_CA_CERTS:-} && -f $NODE_EXTRA_CA_CERTS ]] && secret=(--secret "id=extra_ca,src=$NODE_EXTRA_CA_CERTS")
-podman build --pull=never --network host --layers "${secret[@]}" -f infra/container/Containerfile -t "$tag" . >&2
+build=(podman build --pull=never --network host --layers -f infra/container/Containerfile)
+[[ -n ${NODE_EXTRA_CA_CERTS:-} && -f $NODE_EXTRA_CA_CERTS ]] && build+=(--secret "id=extra_ca,src=$NODE_EXTRA_CA_CERTS")
+"${build[@]}" --target build -t "$tag-build" . >&2
+"${build[@]}" -t "$tag" . >&2
+for id in "${previous[@]}"; do
+  [[ -z $id || $id == "$(image_id "$tag")" || $id == "$(image_id "$tag-build")" ]] ||
+    podman rmi "$id" >/dev/null 2>&1 || true # still in use (a container, another tag): kept
+done
 size=$(podman image inspect --format '{{.Size}}' "$tag")
 echo "[image] built $tag in $(($(date +%s) - started)) s: $((size / 1000000)) MB (base $base)" >&2

@@ -103,7 +103,9 @@ async function underLoad(work: (counts: LoadCounts) => Promise<void>): Promise<L
  * any GET failing fails the test.
  */
 function assertAtMostTheKnownGap(counts: LoadCounts) {
-  const known = counts.failures.filter((failure) => /^(token|refresh): 503 .*problem:service-unavailable/.test(failure));
+  const known = counts.failures.filter((failure) =>
+    /^(token|refresh): 503 .*problem:service-unavailable/.test(failure),
+  );
   assert.ok(known.length <= 1, `${known.length} POSTs reset at a closing listener:\n${gatewayLog()}`);
   assert.deepEqual(
     counts.failures.filter((failure) => !known.includes(failure)),
