@@ -4,12 +4,13 @@
 // machine's PostgreSQL and Redis: /readyz, a client-credentials token, /cities, the code flow to
 // /me, and podman stop draining each to exit 0.
 import assert from 'node:assert/strict';
-import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { execFile, type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { applyMigrations, openDatabase, seedRegistry } from '@devplat/db';
 import { createTestApp } from '@devplat/test/apps';
 import { realPostgresUrl } from '@devplat/test/database';
@@ -25,10 +26,21 @@ const tag = 'devplat:test';
 const redisUrl = process.env.REDIS_URL?.trim() || null;
 const skip = realPostgresUrl && redisUrl ? false : 'needs a real PostgreSQL and Redis (DATABASE_URL, REDIS_URL)';
 const podmanEnv = { ...process.env, CONTAINERS_CONF: join(repoRoot, 'infra/container/containers.conf') };
+// Every container of this run is named with it: two runs on one machine never touch each other's.
 const suffix = randomBytes(4).toString('hex');
+const minutes = (n: number) => n * 60_000;
 
 function run(command: string, args: string[], timeout = 120_000): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd: repoRoot, env: podmanEnv, encoding: 'utf8', timeout });
+}
+
+/** The base the Containerfile names (its ARG NODE_IMAGE), as build.sh reads it. */
+function baseImage(): string {
+  const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(
+    readFileSync(join(repoRoot, 'infra/container/Containerfile'), 'utf8'),
+  )?.[1];
+  assert.ok(image, 'the Containerfile names its base in ARG NODE_IMAGE');
+  return image;
 }
 
 function podmanOk(args: string[], timeout?: number): string {
@@ -42,6 +54,8 @@ describe('the container image', { skip }, () => {
   let envFile: string;
   let deployment: Deployment;
   let databaseName: string;
+  /** What build.sh said (its [stand-in] and [image] lines) and how long it took, for the output. */
+  const built = { lines: [] as string[], seconds: 0 };
   const containers: string[] = [];
   const ports = { auth: 0, playerClient: 0, internal: 0, authManagement: 0, api: 0, apiManagement: 0 };
 
@@ -71,59 +85,69 @@ describe('the container image', { skip }, () => {
   const ready = (port: number) =>
     eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200, 60_000);
 
-  before(async () => {
-    assert.ok(
-      existsSync(podman),
-      'podman is not installed: .ci/run installs it (apt-get install podman buildah runc debootstrap)',
-    );
-    const build = spawnSync('infra/container/build.sh', [tag], {
-      cwd: repoRoot,
-      env: {
-        ...podmanEnv,
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt',
-      },
-      encoding: 'utf8',
-      timeout: 900_000,
-    });
-    assert.equal(build.status, 0, `build.sh failed:\n${build.stderr.slice(-4000)}`);
-    for (const line of build.stderr.split('\n').filter((l) => /^\[(stand-in|image)\]/.test(l))) {
-      process.stdout.write(`# ${line}\n`);
-    }
+  // A fresh machine makes the stand-in base first (about 80 s), then the image (about 30 s).
+  before(
+    async () => {
+      assert.ok(
+        existsSync(podman),
+        'podman is not installed: .ci/run installs it (apt-get install podman buildah runc debootstrap nginx)',
+      );
+      const started = Date.now();
+      const build = await promisify(execFile)('infra/container/build.sh', [tag], {
+        cwd: repoRoot,
+        env: {
+          ...podmanEnv,
+          NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt',
+        },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: minutes(15),
+      }).catch((error: { code?: unknown; stderr?: string }) =>
+        assert.fail(`build.sh failed (${error.code}):\n${(error.stderr ?? String(error)).slice(-4000)}`),
+      );
+      built.seconds = Math.round((Date.now() - started) / 1000);
+      built.lines = build.stderr.split('\n').filter((line) => /^\[(stand-in|image)\]/.test(line));
 
-    // An empty database of the test's own: the image's `migrate` makes its schema.
-    databaseName = `devplat_image_${suffix}`;
-    const admin = new pg.Client({ connectionString: realPostgresUrl as string });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-    const databaseUrl = new URL(realPostgresUrl as string);
-    databaseUrl.pathname = `/${databaseName}`;
-    for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
-    deployment = await plannedDeployment({ DATABASE_URL: databaseUrl.href, REDIS_URL: redisUrl as string });
-    const base = new URL(deployment.base);
-    deployment.base = `http://127.0.0.1:${ports.api}${base.pathname}`;
-    deployment.internal = `http://127.0.0.1:${ports.internal}`;
-    deployment.playerClient = `http://127.0.0.2:${ports.playerClient}`;
-    const names = ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS'];
-    const settings: Record<string, string> = {
-      ...Object.fromEntries(names.map((name) => [name, deployment.env[name] as string])),
-      BASE_URL: deployment.base,
-      PLAYER_CLIENT_URL: deployment.playerClient,
-      AUTH_INTERNAL_URL: deployment.internal,
-      CONSOLE_URL: deployment.env.CONSOLE_URL as string,
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_DELAY_MS: '0',
-    };
-    scratch = mkdtempSync(join(tmpdir(), 'devplat-image-'));
-    envFile = join(scratch, 'platform.env');
-    writeFileSync(
-      envFile,
-      Object.entries(settings)
-        .map(([key, value]) => `${key}=${value}\n`)
-        .join(''),
-      { mode: 0o600 },
-    );
-  });
+      // An empty database of the test's own: the image's `migrate` makes its schema.
+      databaseName = `devplat_image_${suffix}`;
+      const admin = new pg.Client({ connectionString: realPostgresUrl as string });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${databaseName}`);
+      await admin.end();
+      const databaseUrl = new URL(realPostgresUrl as string);
+      databaseUrl.pathname = `/${databaseName}`;
+      for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
+      deployment = await plannedDeployment({ DATABASE_URL: databaseUrl.href, REDIS_URL: redisUrl as string });
+      const base = new URL(deployment.base);
+      deployment.base = `http://127.0.0.1:${ports.api}${base.pathname}`;
+      deployment.internal = `http://127.0.0.1:${ports.internal}`;
+      deployment.playerClient = `http://127.0.0.2:${ports.playerClient}`;
+      const names = ['DATABASE_URL', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS'];
+      const settings: Record<string, string> = {
+        ...Object.fromEntries(names.map((name) => [name, deployment.env[name] as string])),
+        BASE_URL: deployment.base,
+        PLAYER_CLIENT_URL: deployment.playerClient,
+        AUTH_INTERNAL_URL: deployment.internal,
+        CONSOLE_URL: deployment.env.CONSOLE_URL as string,
+        LOG_LEVEL: 'warn',
+        SHUTDOWN_DELAY_MS: '0',
+        // The image binds 0.0.0.0 (fit behind a container's own network). On the host's network the
+        // listeners stay on their URLs' loopback addresses, never on the machine's other addresses:
+        // HOST cleared, not 127.0.0.1, as auth's player client has a loopback address of its own.
+        HOST: '',
+      };
+      scratch = mkdtempSync(join(tmpdir(), 'devplat-image-'));
+      envFile = join(scratch, 'platform.env');
+      writeFileSync(
+        envFile,
+        Object.entries(settings)
+          .map(([key, value]) => `${key}=${value}\n`)
+          .join(''),
+        { mode: 0o600 },
+      );
+    },
+    { timeout: minutes(20) },
+  );
 
   after(async () => {
     if (containers.length) run(podman, ['rm', '--force', '--time', '0', ...containers]);
@@ -137,15 +161,25 @@ describe('the container image', { skip }, () => {
   });
 
   test('the image is small enough to say, runs as the unprivileged node user, and `help` lists its commands', (t) => {
+    const base = baseImage();
+    const standIn = podmanOk(['image', 'inspect', '--format', '{{.Comment}}', base]).includes('local stand-in');
+    t.diagnostic(
+      standIn
+        ? `base ${base}: a LOCAL STAND-IN made by infra/container/stand-in-base.sh, not the official image`
+        : `base ${base}: the official image`,
+    );
+    for (const line of built.lines) t.diagnostic(`build.sh: ${line}`);
     const size = Number(podmanOk(['image', 'inspect', '--format', '{{.Size}}', tag]));
-    t.diagnostic(`image ${tag}: ${Math.round(size / 1_000_000)} MB`);
+    t.diagnostic(`image ${tag}: ${Math.floor(size / 1_000_000)} MB, build.sh took ${built.seconds} s`);
     assert.ok(size < 1_000_000_000, `${Math.round(size / 1_000_000)} MB`);
     assert.equal(podmanOk(['image', 'inspect', '--format', '{{.Config.User}}', tag]), 'node');
     const help = podmanOk(['run', '--rm', '--network', 'host', tag, 'help']);
     assert.match(help, /commands: auth, api, console, worker, mock, migrate, janitor, admin/);
   });
 
-  test('migrate in the image makes the schema; auth and api answer /readyz read-only as uid 1000, node as PID 1', async () => {
+  test('migrate in the image makes the schema; auth and api answer /readyz read-only as uid 1000, node as PID 1', {
+    timeout: minutes(3),
+  }, async () => {
     const migrate = run(podman, ['run', '--rm', ...hardened(), tag, 'migrate']);
     assert.equal(migrate.status, 0, migrate.stderr);
     assert.match(migrate.stdout, /^applied \d+_init/);
@@ -160,7 +194,8 @@ describe('the container image', { skip }, () => {
     const api = start('api', { PORT: ports.api, MANAGEMENT_PORT: ports.apiManagement });
     await ready(ports.apiManagement);
     for (const name of [auth, api]) {
-      assert.equal(podmanOk(['exec', name, 'node', '-e', 'process.stdout.write(String(process.getuid()))']), '1000');
+      assert.equal(podmanOk(['inspect', '--format', '{{.Config.User}}', name]), '1000:1000');
+      assert.equal(podmanOk(['exec', name, 'id', '-u']), '1000');
       assert.match(
         podmanOk(['exec', name, 'cat', '/proc/1/cmdline']).replaceAll('\0', ' '),
         /^node \/app\/infra\/container\/service\.mjs (auth|api)/,
@@ -168,9 +203,21 @@ describe('the container image', { skip }, () => {
       const write = run(podman, ['exec', name, 'node', '-e', "require('fs').writeFileSync('/app/x', 'x')"]);
       assert.notEqual(write.status, 0, 'the root file system is read-only');
     }
+    // On the host's network nothing of theirs answers on the machine's other addresses.
+    const outside = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address?.family === 'IPv4' && !address.internal)?.address;
+    for (const port of outside ? [ports.authManagement, ports.apiManagement, ports.auth, ports.api] : []) {
+      const answer = await fetch(`http://${outside}:${port}/readyz`, { signal: AbortSignal.timeout(5_000) }).catch(
+        (error: Error) => error,
+      );
+      assert.ok(answer instanceof Error, `port ${port} answers on ${outside}`);
+    }
   });
 
-  test('a client-credentials token, /cities, and the code flow to /me, through the containers', async () => {
+  test('a client-credentials token, /cities, and the code flow to /me, through the containers', {
+    timeout: minutes(2),
+  }, async () => {
     const database = await openDatabase({
       databaseUrl: deployment.env.DATABASE_URL as string,
       pgliteDir: null,
@@ -196,7 +243,7 @@ describe('the container image', { skip }, () => {
     }
   });
 
-  test('podman stop drains each service to exit 0', () => {
+  test('podman stop drains each service to exit 0', { timeout: minutes(3) }, () => {
     for (const name of [...containers].reverse()) {
       podmanOk(['stop', '--time', '30', name], 60_000);
       assert.equal(podmanOk(['inspect', '--format', '{{.State.ExitCode}}', name]), '0', `${name} exited 0`);
