@@ -96,22 +96,12 @@ async function underLoad(work: (counts: LoadCounts) => Promise<void>): Promise<L
 }
 
 /**
- * The known gap (README → Deploying): open-source nginx cannot read /readyz, so it may connect to a
- * replica in the instant that replica closes its listener; the connection is reset unread, and a
- * POST is not retried (it could have reached the service). Such a request gets the gateway's 503
- * Problem. Measured about 1 in 40 000 requests under this load; more than one, anything else, or
- * any GET failing fails the test.
+ * Every request of the load answered 200. A POST nginx sends to a replica in the instant it closes
+ * its listener is reset unread and passed on to the next replica (the gateway's non_idempotent on
+ * auth's locations; test/e2e/gateway-retries.test.ts shows that case alone).
  */
-function assertAtMostTheKnownGap(counts: LoadCounts) {
-  const known = counts.failures.filter((failure) =>
-    /^(token|refresh): 503 .*problem:service-unavailable/.test(failure),
-  );
-  assert.ok(known.length <= 1, `${known.length} POSTs reset at a closing listener:\n${gatewayLog()}`);
-  assert.deepEqual(
-    counts.failures.filter((failure) => !known.includes(failure)),
-    [],
-    gatewayLog(),
-  );
+function assertNoneFailed(counts: LoadCounts) {
+  assert.deepEqual(counts.failures, [], gatewayLog());
 }
 
 /** What nginx said (its error log), for a failure's message. */
@@ -127,7 +117,7 @@ describe('the topology stays available while it is operated', { skip: needsStore
     await topology?.close();
   });
 
-  test('a rolling restart of every service, one replica at a time, under mixed load: no GET fails, at most the known gap', async (t) => {
+  test('a rolling restart of every service, one replica at a time, under mixed load: zero failed requests', async (t) => {
     const before = topology.replicas.map((replica) => replica.pid());
     const counts = await underLoad(async () => {
       const codes = await topology.rollingRestart(topology.replicas);
@@ -144,7 +134,7 @@ describe('the topology stays available while it is operated', { skip: needsStore
     t.diagnostic(
       `rolling restart of ${topology.replicas.length} processes: ${counts.ok} requests answered 200, ${counts.failures.length} failed`,
     );
-    assertAtMostTheKnownGap(counts);
+    assertNoneFailed(counts);
     assert.ok(counts.ok > 100, `only ${counts.ok} requests were made`);
   });
 
@@ -202,6 +192,6 @@ describe('the topology stays available while it is operated', { skip: needsStore
       await walk(keys(newKey), '4. retire');
     });
     t.diagnostic(`key rotation under ${loops} loops: ${counts.ok} answered 200, ${counts.failures.length} failed`);
-    assertAtMostTheKnownGap(counts);
+    assertNoneFailed(counts);
   });
 });
