@@ -168,7 +168,10 @@ describe('accounts and sessions', () => {
     const answer = await api('PUT', '/apps');
     assertProblem(answer, 405, 'METHOD_NOT_ALLOWED');
     assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST');
-    assert.equal((await api('PUT', '/apps/svc_aaaaaaaaaaaaaaaaaaaaaaaaaa')).headers.get('allow'), 'GET, HEAD, PATCH');
+    assert.equal(
+      (await api('PUT', '/apps/svc_aaaaaaaaaaaaaaaaaaaaaaaaaa')).headers.get('allow'),
+      'GET, HEAD, PATCH, DELETE',
+    );
     assertProblem(await api('GET', '/nothing-here'), 404, 'NOT_FOUND');
   });
 });
@@ -306,7 +309,7 @@ describe('webhook URL', () => {
       { webhook_url: 'http://hooks.example.test/x' },
       { webhook_url: 'https://192.168.1.10/x' },
       { webhook_url: 42 },
-      { webhook_url: 'https://hooks.example.test/x', name: 'Renamed' },
+      { webhook_url: 'https://hooks.example.test/x', name: '' },
       {},
     ]) {
       assertProblem(await api('PATCH', `/apps/${clientId}`, { body }), 400, 'INVALID_REQUEST');
@@ -411,6 +414,7 @@ test('the console is switched off in production and while the platform is off', 
       config,
       prisma: platform.platform.database.prisma,
       store: memoryStore(),
+      pairwiseSecret: 'a pairwise secret for a console that is switched off',
       logger: createLogger('silent', 'console'),
     });
     const server = await listen(app.callback(), '127.0.0.1', 0);

@@ -112,6 +112,66 @@ describe('the developer console in Chromium', () => {
     await context.close();
   });
 
+  test('an app edited, disabled, enabled and deleted, and a player disabled, on the pages', async () => {
+    const context = await rig.browser.newContext();
+    const page = await context.newPage();
+    await register(page, `editor-${Date.now()}@example.test`);
+    await page.getByRole('link', { name: 'Create app' }).click();
+    await page.getByLabel('Name').fill('Mistyped');
+    await page.getByLabel('Redirect URIs').fill('https://mistyped.example.test/calback');
+    await page.getByLabel('city.public.read').check();
+    await page.getByLabel('profile.basic.read').check();
+    await page.getByRole('button', { name: 'Create app' }).click();
+    const clientId = (await page.getByTestId('client-id').textContent()) ?? '';
+
+    // The edit form comes filled in; a bad URI is refused on the form, keeping what was typed.
+    await page.getByRole('link', { name: 'Edit name, redirect URIs and scopes' }).click();
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Mistyped');
+    assert.equal(await page.getByLabel('Redirect URIs').inputValue(), 'https://mistyped.example.test/calback');
+    assert.ok(await page.getByLabel('profile.basic.read').isChecked());
+    await page.getByLabel('Name').fill('Fixed');
+    await page.getByLabel('Redirect URIs').fill('http://mistyped.example.test/callback');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: /http/ }).waitFor();
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Fixed', 'what was typed stays');
+    await page.getByLabel('Redirect URIs').fill(`https://mistyped.example.test/callback\n${rig.callback}`);
+    await page.getByLabel('profile.basic.read').uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText(/Saved Fixed\. Removed profile\.basic\.read/).waitFor();
+    await page.getByRole('heading', { name: 'Fixed' }).waitFor();
+    assert.equal(await page.getByTestId('client-id').textContent(), clientId, 'the client id stays');
+    await page.getByRole('cell', { name: `https://mistyped.example.test/callback ${rig.callback}` }).waitFor();
+
+    // Disabled, then enabled again.
+    await page.getByRole('button', { name: 'Disable app' }).click();
+    await page.getByText('Disabled the app.').waitFor();
+    await page.getByRole('button', { name: 'Enable app' }).click();
+    await page.getByText('Enabled the app.').waitFor();
+    await page.getByRole('button', { name: 'Disable app' }).waitFor();
+
+    // Deleted, after a page that says what it does.
+    await page.getByRole('link', { name: 'Delete app…' }).click();
+    await page.getByText(/never used again/).waitFor();
+    await page.getByRole('button', { name: 'Delete app for good' }).click();
+    await page.getByText(`Deleted Fixed (${clientId}).`).waitFor();
+    await page.getByRole('heading', { name: 'Your sandbox apps' }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: clientId }).count(), 0, 'gone from the list');
+
+    // A sandbox player, disabled and enabled.
+    await page.getByRole('link', { name: 'Sandbox players' }).click();
+    const username = `dora-${Date.now()}`;
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill('player password');
+    await page.getByRole('button', { name: 'Create player' }).click();
+    await page.getByRole('button', { name: `Disable ${username}` }).click();
+    await page.getByText(`Disabled ${username}: their tokens answer 403 ACCESS_DENIED`).waitFor();
+    await page.getByRole('cell', { name: 'disabled' }).waitFor();
+    await page.getByRole('button', { name: `Enable ${username}` }).click();
+    await page.getByText(`Enabled ${username} again.`).waitFor();
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/console-players.png`, fullPage: true });
+    await context.close();
+  });
+
   test('a guest account is refused with a clear message; bad input is shown on the form', async () => {
     const prisma = rig.platform.platform.database.prisma;
     const email = `guest-${Date.now()}@example.test`;
@@ -167,7 +227,7 @@ describe('the developer console in Chromium', () => {
       body: 'email=a%40example.test&password=whatever',
     });
     assert.equal(signIn.status, 403, 'a sign-in without the form token is refused');
-    for (const path of ['/signin', '/register', '/apps']) {
+    for (const path of ['/signin', '/register', '/apps', '/apps/svc_aaaaaaaaaaaaaaaaaaaaaaaaaa/edit']) {
       const response = await fetch(`${rig.platform.console}${path}`, { redirect: 'manual' });
       assert.match(response.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
       assert.equal(response.headers.get('x-frame-options'), 'DENY');

@@ -503,9 +503,10 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
     const all = ['COOKIE_KEYS', 'DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL', 'SIGNING_KEYS'];
     assert.deepEqual(needs, {
       'sandbox auth': all,
-      // Only auth signs and keys anything: no other pod holds the private key.
+      // Only auth signs and keys anything: no other pod holds the private key. The console holds
+      // the pairwise secret alone (the consent.revoked events of an app it deletes name players).
       'sandbox api': ['DATABASE_URL'],
-      'sandbox console': ['DATABASE_URL', 'REDIS_URL'],
+      'sandbox console': ['DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'sandbox worker': ['DATABASE_URL'],
       'sandbox migrate': ['DATABASE_URL'],
       'sandbox janitor': ['DATABASE_URL'],

@@ -245,7 +245,7 @@ describe('replicas share their secrets', { skip }, () => {
     await database?.drop();
   });
 
-  test('started on Redis without a shared secret, auth exits 78 naming it; api, console and worker, which use none, start', async () => {
+  test('started on Redis without a shared secret, auth exits 78 naming it; api and worker, which use none, start; the console needs the pairwise one alone', async () => {
     const deployment = await plannedDeployment({ DATABASE_URL: database.url as string, REDIS_URL: redisUrl as string });
     for (const variable of ['SIGNING_KEYS', 'PAIRWISE_SECRET', 'COOKIE_KEYS']) {
       const env: Record<string, string | undefined> = { ...deployment.env, MANAGEMENT_PORT: '0' };
@@ -263,11 +263,31 @@ describe('replicas share their secrets', { skip }, () => {
       );
     }
     const withoutSecrets = { SIGNING_KEYS: '', PAIRWISE_SECRET: '', COOKIE_KEYS: '' };
-    for (const name of ['api', 'console', 'worker'] as const) {
+    for (const name of ['api', 'worker'] as const) {
       const started = await startService(name, deployment, withoutSecrets);
       running.push(started);
       assert.equal((await fetch(`${started.management}/livez`)).status, 200, `${name} runs without the secrets`);
     }
+    // The console names players in the consent.revoked events of a deleted app: the pairwise
+    // secret alone, never the signing or cookie keys.
+    const consoleAlone = spawnSync(process.execPath, ['services/console/src/main.ts'], {
+      cwd: repoRoot,
+      env: { ...deployment.env, ...withoutSecrets, MANAGEMENT_PORT: '0' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(consoleAlone.status, 78, consoleAlone.stderr);
+    assert.match(consoleAlone.stderr, /^configuration error: PAIRWISE_SECRET is required by the console/);
+    const started = await startService('console', deployment, {
+      ...withoutSecrets,
+      PAIRWISE_SECRET: deployment.env.PAIRWISE_SECRET as string,
+    });
+    running.push(started);
+    assert.equal(
+      (await fetch(`${started.management}/livez`)).status,
+      200,
+      'the console runs on the pairwise secret alone',
+    );
   });
 
   test('two auth processes and one api: one sub per player, each verifies the other’s tokens, and a key rotation walked across them answers no 401', async () => {

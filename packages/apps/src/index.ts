@@ -2,11 +2,15 @@ export { matchSecret } from './credentials.ts';
 export { type AppDirectory, appDirectory } from './directory.ts';
 export { onReservedHost } from './redirect-uris.ts';
 export {
+  type AppChanges,
   type AppRule,
   AppRuleError,
   addSecret,
   createApp,
+  deleteApp,
   disableApp,
+  editApp,
+  enableApp,
   type NewApp,
   reactivateAccount,
   revokeSecret,

@@ -1,10 +1,10 @@
-// Changes to apps and their secrets in PostgreSQL: creation, rotation, revocation, disabling,
-// suspension and reactivation. Each change that decides whether tokens work tells the directory
+// Changes to apps and their secrets in PostgreSQL: creation, editing, rotation, revocation,
+// disabling, enabling, deletion, suspension and reactivation. Each change that decides whether tokens work tells the directory
 // (directory.ts), which every process consults through the per-request read (usable-app.ts). Each
 // takes what else must commit with it (`alsoInTransaction`: its audit record), run only when the
 // change happened.
 import { isScope, scopeNames } from '@devplat/contract';
-import type { AccountStatus, App, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
+import type { AccountStatus, App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
@@ -12,7 +12,7 @@ import { redirectUrisProblem } from './redirect-uris.ts';
 const maxActiveSecrets = 2;
 
 /** Which rule refused; the names are the console's problem codes. */
-export type AppRule = 'INVALID_REQUEST' | 'NOT_FOUND' | 'SECRET_LIMIT';
+export type AppRule = 'INVALID_REQUEST' | 'NOT_FOUND' | 'SECRET_LIMIT' | 'APP_DISABLED';
 
 /** A request the registry refuses, with a message fit for the developer. */
 export class AppRuleError extends Error {
@@ -35,21 +35,32 @@ export interface NewApp {
   reservedHosts?: readonly string[];
 }
 
+const refuse = (message: string): never => {
+  throw new AppRuleError('INVALID_REQUEST', message);
+};
+
+/** Rule 8 for redirect URIs (at most five, exact, never on a platform host), as a sentence. */
+function checkRedirectUris(uris: string[], reservedHosts?: readonly string[]) {
+  const problem = redirectUrisProblem(uris, reservedHosts);
+  if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+}
+
+/** At least one scope of the catalogue, none twice. */
+function checkScopes(scopes: string[]) {
+  const known = scopeNames.join(', ');
+  if (scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);
+  if (new Set(scopes).size !== scopes.length) refuse('scopes must not repeat.');
+  const unknownScope = scopes.find((scope) => !isScope(scope));
+  if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
+}
+
 export async function createApp(
   prisma: PrismaClient,
   input: NewApp,
   alsoInTransaction?: InTransaction<App>,
 ): Promise<{ app: App & { secrets: ClientSecret[] }; clientSecret: string }> {
-  const refuse = (message: string) => {
-    throw new AppRuleError('INVALID_REQUEST', message);
-  };
-  const problem = redirectUrisProblem(input.redirectUris, input.reservedHosts);
-  if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
-  const known = scopeNames.join(', ');
-  if (input.scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);
-  if (new Set(input.scopes).size !== input.scopes.length) refuse('scopes must not repeat.');
-  const unknownScope = input.scopes.find((scope) => !isScope(scope));
-  if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
+  checkRedirectUris(input.redirectUris, input.reservedHosts);
+  checkScopes(input.scopes);
   const clientSecret = newClientSecret();
   const app = await prisma.$transaction(async (tx) => {
     const created = await tx.app.create({
@@ -120,23 +131,98 @@ export async function revokeSecret(
   );
 }
 
-export async function disableApp(
+export function disableApp(
   prisma: PrismaClient,
   directory: AppDirectory,
   appId: string,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
-  return changedApps(
-    prisma,
-    directory,
-    { id: appId },
-    (tx) =>
-      tx.app.updateMany({
-        where: { id: appId, status: 'active' },
-        data: { status: 'disabled', disabledAt: new Date() },
-      }),
-    alsoInTransaction,
-  );
+  const data = { status: 'disabled', disabledAt: new Date() } as const;
+  return changeAppStatus(prisma, directory, appId, ['active'], data, alsoInTransaction);
+}
+
+/** What an edit may change; an absent member stays as it is. */
+export interface AppChanges {
+  name?: string;
+  redirectUris?: string[];
+  scopes?: string[];
+  webhookUrl?: string | null;
+}
+
+/**
+ * Edits an active app under the creation rules. The directory is told, so a removed redirect URI
+ * stops matching and a removed scope stops being granted on the next request in every process.
+ * `alsoInTransaction` sees the app before and after (to end consents, to audit).
+ */
+export async function editApp(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  changes: AppChanges & { reservedHosts?: readonly string[] },
+  alsoInTransaction?: InTransaction<{ before: App; after: App }>,
+): Promise<App & { secrets: ClientSecret[] }> {
+  if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
+  if (changes.scopes) checkScopes(changes.scopes);
+  const { name, redirectUris, scopes, webhookUrl } = changes;
+  const app = await prisma.app.findUnique({ where: { id: appId }, select: { clientId: true } });
+  if (!app) throw new AppRuleError('NOT_FOUND', 'no such app');
+  // Bumped before and after, as changedApps does (below).
+  await directory.changed(app.clientId);
+  const edited = await prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+    const before = await tx.app.findUniqueOrThrow({ where: { id: appId } });
+    if (before.status !== 'active') {
+      throw new AppRuleError('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
+    }
+    const after = await tx.app.update({
+      where: { id: appId },
+      data: { name, redirectUris, scopes, webhookUrl },
+      include: { secrets: true },
+    });
+    await alsoInTransaction?.(tx, { before, after });
+    return after;
+  });
+  await directory.changed(app.clientId);
+  return edited;
+}
+
+/** The reverse of disableApp: tokens of the app work again, those of its consents too. */
+export function enableApp(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  const data = { status: 'active', disabledAt: null } as const;
+  return changeAppStatus(prisma, directory, appId, ['disabled'], data, alsoInTransaction);
+}
+
+/**
+ * Deletes an active or disabled app for good: it stays in the table as `deleted` (its client id is
+ * never handed out again) and nothing works for it any more. `alsoInTransaction` ends its consents.
+ */
+export function deleteApp(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  const data = { status: 'deleted', deletedAt: new Date() } as const;
+  return changeAppStatus(prisma, directory, appId, ['active', 'disabled'], data, alsoInTransaction);
+}
+
+// Moves an app from one of `from` to the status `data` sets; false when it was in none of them.
+function changeAppStatus(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  appId: string,
+  from: AppStatus[],
+  data: Prisma.AppUpdateManyMutationInput,
+  alsoInTransaction?: InTransaction,
+): Promise<boolean> {
+  const change = (tx: Prisma.TransactionClient) =>
+    tx.app.updateMany({ where: { id: appId, status: { in: from } }, data });
+  return changedApps(prisma, directory, { id: appId }, change, alsoInTransaction);
 }
 
 export async function suspendAccount(

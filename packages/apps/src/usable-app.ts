@@ -48,6 +48,7 @@ export async function findUsableApp(prisma: PrismaClient, clientId: string): Pro
     webhookSigningSecret: row.webhook_signing_secret,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    deletedAt: null,
     secrets: row.secrets,
   };
 }

@@ -1,4 +1,4 @@
-// apps list/create/show/disable and secrets rotate/revoke.
+// apps list/create/show/edit/disable/enable/delete and secrets rotate/revoke.
 import type { AppView } from '@devplat/contract';
 import { scopeNames } from '@devplat/contract/catalogue';
 import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
@@ -159,6 +159,101 @@ const disable: CommandSpec = {
   },
 };
 
+const edit: CommandSpec = {
+  path: ['apps', 'edit'],
+  summary: "Change an app's name, redirect URIs or scopes; its client id stays",
+  args: [clientId],
+  options: [
+    { name: 'name', type: 'string', value: 'name', description: 'The name players see on the consent screen' },
+    {
+      name: 'redirect-uri',
+      type: 'string',
+      value: 'uri',
+      multiple: true,
+      description: 'The redirect URIs, all of them (up to five): they replace the current list',
+    },
+    { name: 'no-redirect-uris', type: 'boolean', description: 'Remove every redirect URI (client credentials only)' },
+    {
+      name: 'scope',
+      type: 'string',
+      value: 'scope',
+      multiple: true,
+      choices: scopeNames,
+      description: 'The scopes, all of them: they replace the current list',
+    },
+  ],
+  description: [
+    'A redirect URI you remove stops matching at once. A scope you remove is granted to no new token; ' +
+      'the consents that hold a removed user scope end (the app gets consent.revoked, reason scope_removed), ' +
+      'while app tokens already issued keep a removed app scope until they expire (5 minutes).',
+  ],
+  examples: [
+    'devplat apps edit svc_... --name "Weather Guide"',
+    'devplat apps edit svc_... --redirect-uri https://example.com/callback --redirect-uri http://127.0.0.1:8976/callback',
+  ],
+  async run(ctx) {
+    const uris = ctx.options['redirect-uri'] as string[] | undefined;
+    if (uris && ctx.options['no-redirect-uris'] === true) {
+      throw new UsageError('Give --redirect-uri or --no-redirect-uris, not both.');
+    }
+    const changes = {
+      ...(ctx.options.name !== undefined && { name: ctx.options.name }),
+      ...(uris && { redirect_uris: uris }),
+      ...(ctx.options['no-redirect-uris'] === true && { redirect_uris: [] }),
+      ...(ctx.options.scope !== undefined && { scopes: ctx.options.scope }),
+    };
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError('Say what to change: --name, --redirect-uri (or --no-redirect-uris), --scope.');
+    }
+    const answer = await ctx.signedIn().request<AppView>('PATCH', `/apps/${app(ctx)}`, changes);
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(`Saved ${answer.body.client_id} ("${answer.body.name}").`);
+      ctx.out.line();
+      showApp(ctx.out, answer.body);
+    });
+  },
+};
+
+const enable: CommandSpec = {
+  path: ['apps', 'enable'],
+  summary: 'Enable a disabled app; its tokens work again',
+  args: [clientId],
+  async run(ctx) {
+    const answer = await ctx.signedIn().request<AppView>('POST', `/apps/${app(ctx)}/enable`);
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(
+        `Enabled ${answer.body.client_id} ("${answer.body.name}"): its unexpired tokens work again, and it can get new ones.`,
+      );
+    });
+  },
+};
+
+const remove: CommandSpec = {
+  path: ['apps', 'delete'],
+  summary: 'Delete an app for good: its tokens stop, its consents end',
+  args: [clientId],
+  options: [{ name: 'yes', type: 'boolean', description: 'Confirm: this cannot be undone' }],
+  description: [
+    'Every token of the app stops on its next call; each active consent ends with a consent.revoked ' +
+      'event (reason app_deleted) to its webhook URL; the client id is never used again. ' +
+      'To stop an app for a while, use devplat apps disable instead.',
+  ],
+  examples: ['devplat apps delete svc_... --yes'],
+  async run(ctx) {
+    if (ctx.options.yes !== true) {
+      throw new UsageError(
+        `Deleting ${ctx.args.client_id} cannot be undone: add --yes (or devplat apps disable to stop it for a while).`,
+      );
+    }
+    const answer = await ctx.signedIn().request<AppView>('DELETE', `/apps/${app(ctx)}`);
+    ctx.out.answer(answer.text, () => {
+      ctx.out.line(
+        `Deleted ${answer.body.client_id} ("${answer.body.name}"): its tokens stop on their next use, and its consents have ended.`,
+      );
+    });
+  },
+};
+
 const setWebhook: CommandSpec = {
   path: ['apps', 'set-webhook'],
   summary: "Set or remove an app's webhook URL",
@@ -227,4 +322,4 @@ const revoke: CommandSpec = {
   },
 };
 
-export const appCommands = [list, create, show, setWebhook, disable, rotate, revoke];
+export const appCommands = [list, create, show, edit, setWebhook, disable, enable, remove, rotate, revoke];

@@ -1,6 +1,8 @@
-// players list/create: the synthetic sandbox players a developer signs in as on the consent screen.
+// players list/create/disable/enable: the synthetic sandbox players a developer signs in as on the
+// consent screen.
 import type { PlayerView } from '@devplat/contract';
-import type { CommandSpec } from './command.ts';
+import type { CommandContext, CommandSpec } from './command.ts';
+import { UsageError } from './errors.ts';
 import { orDash, when } from './output.ts';
 import { readSecret } from './secret-input.ts';
 
@@ -69,4 +71,37 @@ const create: CommandSpec = {
   },
 };
 
-export const playerCommands = [list, create];
+/** The player the argument names: its id, or its username as players list shows it. */
+async function playerId(ctx: CommandContext): Promise<string> {
+  const given = ctx.args.player as string;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(given)) return given;
+  const answer = await ctx.signedIn().request<{ data: PlayerView[] }>('GET', '/sandbox-players');
+  const found = answer.body.data.find((player) => player.username === given);
+  if (!found) throw new UsageError(`You have no sandbox player ${given} (devplat players list shows them).`);
+  return found.id;
+}
+
+function statusCommand(verb: 'disable' | 'enable'): CommandSpec {
+  return {
+    path: ['players', verb],
+    summary:
+      verb === 'disable'
+        ? 'Disable a sandbox player: their tokens answer 403 ACCESS_DENIED, and they cannot sign in'
+        : 'Enable a disabled sandbox player again',
+    args: [{ name: 'player', description: 'The username or id (devplat players list shows both)' }],
+    examples: [`devplat players ${verb} ada`],
+    async run(ctx) {
+      const id = encodeURIComponent(await playerId(ctx));
+      const answer = await ctx.signedIn().request<PlayerView>('POST', `/sandbox-players/${id}/${verb}`);
+      ctx.out.answer(answer.text, () =>
+        ctx.out.line(
+          verb === 'disable'
+            ? `Disabled ${answer.body.username}: every token of theirs answers 403 ACCESS_DENIED from its next call; their consents stand.`
+            : `Enabled ${answer.body.username}: their tokens work again.`,
+        ),
+      );
+    },
+  };
+}
+
+export const playerCommands = [list, create, statusCommand('disable'), statusCommand('enable')];

@@ -211,6 +211,81 @@ describe('apps and secrets', () => {
     assert.match(result.stdout, /Disabled svc_/);
     assert.equal((await shell.json<App>(['apps', 'show', created.app.client_id])).status, 'disabled');
     assert.equal(await tokenStatus(created.app.client_id, created.client_secret), 401);
+
+    const enabled = await shell.run(['apps', 'enable', created.app.client_id]);
+    assert.equal(enabled.code, 0, enabled.stderr);
+    assert.match(enabled.stdout, /Enabled svc_\w+ \("Short-lived"\): its unexpired tokens work again/);
+    assert.equal(await tokenStatus(created.app.client_id, created.client_secret), 200);
+  });
+
+  test('apps edit: name, redirect URIs and scopes change, the client id stays; nothing to change is a usage error', async () => {
+    const created = await shell.json<{ app: App; client_secret: string }>([
+      'apps',
+      'create',
+      '--name',
+      'Typo Callbak',
+      '--redirect-uri',
+      'https://typo.example.test/callbak',
+      '--scope',
+      'profile.basic.read',
+    ]);
+    const clientId = created.app.client_id;
+    const edited = await shell.run([
+      'apps',
+      'edit',
+      clientId,
+      '--name',
+      'Typo Fixed',
+      '--redirect-uri',
+      'https://typo.example.test/callback',
+      '--scope',
+      'city.public.read',
+      '--scope',
+      'profile.basic.read',
+    ]);
+    assert.equal(edited.code, 0, edited.stderr);
+    assert.match(edited.stdout, new RegExp(`^Saved ${clientId} \\("Typo Fixed"\\)\\.$`, 'm'));
+    assert.match(edited.stdout, /^Redirect URIs +https:\/\/typo\.example\.test\/callback$/m);
+    const shown = await shell.json<App & { name: string; redirect_uris: string[]; scopes: string[] }>([
+      'apps',
+      'show',
+      clientId,
+    ]);
+    assert.equal(shown.name, 'Typo Fixed');
+    assert.deepEqual(shown.redirect_uris, ['https://typo.example.test/callback']);
+    assert.deepEqual(shown.scopes, ['city.public.read', 'profile.basic.read']);
+    assert.equal(await tokenStatus(clientId, created.client_secret), 200, 'the new app scope gives app tokens');
+
+    const nothing = await shell.run(['apps', 'edit', clientId]);
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /Say what to change/);
+    const refused = await shell.run(['apps', 'edit', clientId, '--redirect-uri', 'http://typo.example.test/x']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /\(INVALID_REQUEST\)/);
+  });
+
+  test('apps delete: needs --yes; then the app is gone and its secret stops working', async () => {
+    const created = await shell.json<{ app: App; client_secret: string }>([
+      'apps',
+      'create',
+      '--name',
+      'Doomed',
+      '--scope',
+      'city.public.read',
+    ]);
+    const clientId = created.app.client_id;
+    const unconfirmed = await shell.run(['apps', 'delete', clientId]);
+    assert.equal(unconfirmed.code, 2);
+    assert.match(unconfirmed.stderr, /cannot be undone: add --yes/);
+    assert.equal(await tokenStatus(clientId, created.client_secret), 200, 'nothing happened without --yes');
+    const deleted = await shell.run(['apps', 'delete', clientId, '--yes']);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.match(deleted.stdout, /^Deleted svc_\w+ \("Doomed"\)/);
+    assert.equal(await tokenStatus(clientId, created.client_secret), 401);
+    const gone = await shell.run(['apps', 'show', clientId]);
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /\(NOT_FOUND\)/);
+    assert.doesNotMatch((await shell.run(['apps', 'list'])).stdout, new RegExp(clientId));
   });
 });
 
@@ -231,6 +306,19 @@ describe('sandbox players', () => {
     });
     assert.equal(taken.code, 1);
     assert.match(taken.stderr, /The username ada is taken.*\(USERNAME_TAKEN\)/);
+  });
+
+  test('players disable and enable, by username', async () => {
+    const disabled = await shell.run(['players', 'disable', 'ada']);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    assert.match(disabled.stdout, /Disabled ada: every token of theirs answers 403 ACCESS_DENIED/);
+    assert.match((await shell.run(['players', 'list'])).stdout, /^ada +Ada +disabled /m);
+    const enabled = await shell.run(['players', 'enable', 'ada']);
+    assert.equal(enabled.code, 0, enabled.stderr);
+    assert.match((await shell.run(['players', 'list'])).stdout, /^ada +Ada +active /m);
+    const unknown = await shell.run(['players', 'disable', 'nobody']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /You have no sandbox player nobody/);
   });
 });
 

@@ -26,7 +26,8 @@ export interface AppView {
   client_id: string;
   name: string;
   environment: 'sandbox' | 'staging' | 'production';
-  status: 'active' | 'disabled';
+  /** `deleted` only in the answer to DELETE: a deleted app is gone from the console. */
+  status: 'active' | 'disabled' | 'deleted';
   scopes: string[];
   redirect_uris: string[];
   webhook_url: string | null;

@@ -22,14 +22,29 @@ function deliveryView(delivery: WebhookDelivery & { event: Pick<OutboxEvent, 'ty
   };
 }
 
-/** Deliveries of one app, newest first, at most 100, optionally only one status. */
+/**
+ * Deliveries of one app, newest first, at most 100, optionally only one status. The failed list
+ * is what still needs the developer: a failed delivery that was replayed leaves it (its replay,
+ * pending, succeeded or failed in turn, is listed instead).
+ */
 export async function listDeliveries(
   prisma: PrismaClient,
   appId: string,
   status?: DeliveryStatus,
 ): Promise<DeliveryView[]> {
+  const replayed =
+    status === 'failed'
+      ? await prisma.webhookDelivery.findMany({
+          where: { appId, replayOf: { not: null } },
+          select: { replayOf: true },
+        })
+      : [];
   const deliveries = await prisma.webhookDelivery.findMany({
-    where: { appId, ...(status ? { status } : {}) },
+    where: {
+      appId,
+      ...(status ? { status } : {}),
+      ...(replayed.length ? { id: { notIn: replayed.map((replay) => replay.replayOf as string) } } : {}),
+    },
     include: { event: { select: { type: true } } },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: listLimit,

@@ -6,8 +6,10 @@ export {
   consentRevokedPayload,
 } from './consent-events.ts';
 export { listDeliveries } from './deliveries.ts';
+export { endConsents } from './end-consents.ts';
 export { type WebhookRule, WebhookRuleError } from './errors.ts';
 export { signedHeaders, webhookBody } from './message.ts';
+export { pairwiseSubject } from './pairwise.ts';
 export { replayDelivery } from './replay.ts';
 export { type AttemptOutcome, type SendSettings, sendWebhook, type WebhookMessage } from './sender.ts';
 export { sendTestWebhook } from './test-events.ts';

@@ -162,9 +162,21 @@ describe('replay', () => {
       event_id: failed.eventId,
       event_type: 'consent.granted',
     });
-    // The original keeps its history.
+    // The original keeps its history, and leaves the failed list: its replay is what to watch now.
     const original = await database.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: failed.id } });
     assert.equal(original.status, 'failed');
+    const stillFailed = await deliveryFor(app.id, 'failed');
+    assert.deepEqual(
+      (await listDeliveries(database.prisma, app.id, 'failed')).map((view) => view.delivery_id),
+      [stillFailed.id],
+    );
+    await database.prisma.webhookDelivery.update({ where: { id: replayed.deliveryId }, data: { status: 'failed' } });
+    assert.deepEqual(
+      (await listDeliveries(database.prisma, app.id, 'failed')).map((view) => view.delivery_id).sort(),
+      [stillFailed.id, replayed.deliveryId].sort(),
+      'a replay that failed in turn is listed, and can be replayed',
+    );
+    assert.equal((await listDeliveries(database.prisma, app.id)).length, 3, 'every delivery stays in the full list');
   });
 
   test("another developer's delivery, an unknown one and a malformed id all answer null", async () => {

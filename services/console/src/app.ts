@@ -16,6 +16,8 @@ export interface ConsoleDependencies {
   config: Config;
   prisma: PrismaClient;
   store: KeyValueStore;
+  /** Names players in the consent.revoked events of an app deleted or losing a user scope. */
+  pairwiseSecret: string;
   logger: Logger;
   metrics?: Metrics;
   tracing?: Tracing;
@@ -28,11 +30,12 @@ export function buildConsoleApp({
   config,
   prisma,
   store,
+  pairwiseSecret,
   logger,
   metrics,
   tracing = noopTracing,
 }: ConsoleDependencies): Koa {
-  const domain = consoleDomain(config, prisma, store);
+  const domain = consoleDomain(config, prisma, store, pairwiseSecret);
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
   // Each door traces its own requests: the span is named by the route its router matched.

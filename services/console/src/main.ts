@@ -1,5 +1,7 @@
 // The developer console alone, for the split deployment: npm run console:start. Needs
-// DATABASE_URL and REDIS_URL (its sessions live in Redis, shared by every console process).
+// DATABASE_URL and REDIS_URL (its sessions live in Redis, shared by every console process) and
+// PAIRWISE_SECRET (an app deleted or losing a user scope ends consents, and their consent.revoked
+// events name each player by the app's pairwise subject); never the signing or cookie keys.
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
 import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
@@ -12,12 +14,27 @@ if (!config.databaseUrl || !config.redisUrl) {
   process.stderr.write('configuration error: the console alone needs DATABASE_URL and REDIS_URL\n');
   process.exit(78);
 }
+const { pairwiseSecret } = config.secretSettings;
+if (!pairwiseSecret) {
+  process.stderr.write(
+    'configuration error: PAIRWISE_SECRET is required by the console (the consent.revoked events of a deleted app name players by it)\n',
+  );
+  process.exit(78);
+}
 const logger = createLogger(config.logLevel, 'console');
 const metrics = createMetrics();
 const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'console', env }));
 const postgres = await openProcessDatabase(config, metrics, tracing);
 const redis = await openProcessStore(config, metrics, tracing);
-const app = buildConsoleApp({ config, prisma: postgres.database.prisma, store: redis.store, logger, metrics, tracing });
+const app = buildConsoleApp({
+  config,
+  prisma: postgres.database.prisma,
+  store: redis.store,
+  pairwiseSecret,
+  logger,
+  metrics,
+  tracing,
+});
 const server = await listen(app.callback(), listenHost(config, config.consoleUrl), config.ports.console);
 const service = await openService({
   name: 'console',

@@ -141,6 +141,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       config.ports.mock,
     );
     const developerConsole = buildConsoleApp({
+      pairwiseSecret: secrets.pairwiseSecret,
       config,
       prisma: database.prisma,
       store,

@@ -8,9 +8,8 @@ import type { Config } from '@devplat/config';
 import { consentTextVersion, idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
-import { consentGrantedPayload } from '@devplat/webhooks';
+import { consentGrantedPayload, pairwiseSubject } from '@devplat/webhooks';
 import type Provider from 'oidc-provider';
-import { pairwiseSubject } from '../pairwise.ts';
 
 export interface AuthorizationRequest {
   id: string;

@@ -81,7 +81,19 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     {
       GET: async (ctx) => answer(ctx, 200, appView(await apps.find(who(ctx).account.id, ctx.params.clientId))),
       PATCH: async (ctx) =>
-        answer(ctx, 200, appView(await apps.setWebhookUrl(actor(ctx), ctx.params.clientId, await readJson(ctx)))),
+        answer(ctx, 200, appView(await apps.edit(actor(ctx), ctx.params.clientId, await readJson(ctx)))),
+      DELETE: async (ctx) => answer(ctx, 200, appView(await apps.delete(actor(ctx), ctx.params.clientId))),
+    },
+    signedIn,
+  );
+  operation(
+    router,
+    '/apps/:clientId/enable',
+    {
+      POST: async (ctx) => {
+        await readJson(ctx);
+        answer(ctx, 200, appView(await apps.enable(actor(ctx), ctx.params.clientId)));
+      },
     },
     signedIn,
   );
@@ -166,6 +178,22 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     },
     signedIn,
   );
+  for (const [verb, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
+    operation(
+      router,
+      `/sandbox-players/:playerId/${verb}`,
+      {
+        POST: async (ctx) => {
+          await readJson(ctx);
+          answer(ctx, 200, playerView(await players.setStatus(actor(ctx), ctx.params.playerId, status)));
+        },
+      },
+      signedIn,
+    );
+  }
   // Production credentials stay closed until a security review opens production (contract rule 3).
   router.all(['/production-credentials', '/apps/:clientId/production-credentials'], () => {
     throw new ProblemError(

@@ -1,11 +1,24 @@
-// A developer's sandbox apps: creation, the secret shown once, rotation, revocation, disabling, and
-// the webhook tools. Every operation is scoped to the signed-in account: another developer's app
+// A developer's sandbox apps: creation, editing, the secret shown once, rotation, revocation,
+// disabling, enabling, deletion, and the webhook tools. A deleted app is gone from every list and
+// answers as one that does not exist. Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
-import { type AppDirectory, AppRuleError, addSecret, createApp, disableApp, revokeSecret } from '@devplat/apps';
-import type { WebhookSettings } from '@devplat/config';
-import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
-import { type Actor, type App, audit, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
 import {
+  type AppChanges,
+  type AppDirectory,
+  AppRuleError,
+  addSecret,
+  createApp,
+  deleteApp,
+  disableApp,
+  editApp,
+  enableApp,
+  revokeSecret,
+} from '@devplat/apps';
+import type { WebhookSettings } from '@devplat/config';
+import { type AppView, type DeliveryStatus, type DeliveryView, userScopes } from '@devplat/contract';
+import { type Actor, type App, audit, type ClientSecret, isUuid, type Prisma, type PrismaClient } from '@devplat/db';
+import {
+  endConsents,
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
@@ -57,13 +70,34 @@ export interface AppRules {
   webhooks: WebhookSettings;
   /** The platform's cookie hosts: no redirect URI may point at them. */
   reservedHosts: readonly string[];
+  /** For the consent.revoked events of an app deleted or losing a user scope. */
+  pairwiseSecret: string;
 }
 
-export function developerApps(prisma: PrismaClient, directory: AppDirectory, { webhooks, reservedHosts }: AppRules) {
+/** What an edit changed, for its audit record: each changed member, before and after. */
+function changedMembers(before: App, after: App) {
+  const members = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes', webhookUrl: 'webhook_url' } as const;
+  return Object.fromEntries(
+    Object.entries(members)
+      .filter(([key]) => JSON.stringify(before[key as keyof App]) !== JSON.stringify(after[key as keyof App]))
+      .map(([key, name]) => [name, { from: before[key as keyof App], to: after[key as keyof App] }]),
+  );
+}
+
+export function developerApps(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  { webhooks, reservedHosts, pairwiseSecret }: AppRules,
+) {
   const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
     const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
-    return app && app.accountId === accountId ? app : notFound(`The app ${clientId}`);
+    return app && app.accountId === accountId && app.status !== 'deleted' ? app : notFound(`The app ${clientId}`);
   };
+  const endConsentsOf = (
+    tx: Prisma.TransactionClient,
+    where: Prisma.ConsentWhereInput,
+    reason: 'app_deleted' | 'scope_removed',
+  ) => endConsents(tx, pairwiseSecret, where, reason);
   const active = async (accountId: string, clientId: string) => {
     const app = await find(accountId, clientId);
     if (app.status !== 'active') refuseAs('APP_DISABLED', `The app ${clientId} is disabled.`);
@@ -83,7 +117,11 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, { w
     find,
 
     list: (accountId: string) =>
-      prisma.app.findMany({ where: { accountId }, include: { secrets: true }, orderBy: { createdAt: 'asc' } }),
+      prisma.app.findMany({
+        where: { accountId, status: { not: 'deleted' } },
+        include: { secrets: true },
+        orderBy: { createdAt: 'asc' },
+      }),
 
     async create(actor: Actor, input: unknown): Promise<{ app: AppWithSecrets; clientSecret: string }> {
       const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
@@ -101,22 +139,36 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, { w
       );
     },
 
-    /** Sets or (null) removes the app's webhook endpoint; events already queued keep their URL. */
-    async setWebhookUrl(actor: Actor, clientId: string, input: unknown): Promise<AppWithSecrets> {
-      const body = knownFields(input, ['webhook_url']);
-      if (!('webhook_url' in body)) refuse('webhook_url is required (a URL, or null to remove it).');
-      const webhookUrl = checkedWebhookUrl(body.webhook_url);
-      const app = await active(actor.accountId, clientId);
-      return prisma.$transaction(async (tx) => {
-        const updated = await tx.app.update({
-          where: { id: app.id },
-          data: { webhookUrl },
-          include: { secrets: true },
-        });
-        const details = { client_id: clientId, webhook_url: webhookUrl };
-        await audit(tx, actor, 'app.webhook_url', { type: 'app', id: app.id }, details);
-        return updated;
-      });
+    /**
+     * Changes any of name, redirect_uris, scopes and webhook_url under the creation rules. A removed
+     * redirect URI stops matching on the next request. A removed scope is granted to no new token;
+     * the consents that hold a removed user scope end (consent.revoked, reason scope_removed), so
+     * their tokens stop on the next call and the player is asked again; app tokens already issued
+     * keep a removed app scope until they expire. Events already queued keep their webhook URL.
+     */
+    async edit(actor: Actor, clientId: string, input: unknown): Promise<AppWithSecrets> {
+      const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
+      if (Object.keys(body).length === 0) {
+        refuse('Name at least one of name, redirect_uris, scopes, webhook_url (null removes the webhook URL).');
+      }
+      const changes: AppChanges = {
+        ...(body.name !== undefined && { name: requiredText(body.name, 'name', 100) }),
+        ...(body.redirect_uris !== undefined && { redirectUris: stringList(body.redirect_uris, 'redirect_uris') }),
+        ...(body.scopes !== undefined && { scopes: stringList(body.scopes, 'scopes') }),
+        ...('webhook_url' in body && { webhookUrl: checkedWebhookUrl(body.webhook_url) }),
+      };
+      const app = await find(actor.accountId, clientId);
+      return ruled(() =>
+        editApp(prisma, directory, app.id, { ...changes, reservedHosts }, async (tx, { before, after }) => {
+          const removed = before.scopes.filter((scope) => !after.scopes.includes(scope));
+          const removedUserScopes = removed.filter((scope) => (userScopes as readonly string[]).includes(scope));
+          const ended = removedUserScopes.length
+            ? await endConsentsOf(tx, { appId: app.id, scopes: { hasSome: removedUserScopes } }, 'scope_removed')
+            : 0;
+          const details = { client_id: clientId, changed: changedMembers(before, after), consents_ended: ended };
+          await audit(tx, actor, 'app.edit', { type: 'app', id: app.id }, details);
+        }),
+      );
     },
 
     async rotateSecret(actor: Actor, clientId: string) {
@@ -135,6 +187,35 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, { w
       await revokeSecret(prisma, directory, app.id, secretId, (tx) =>
         audit(tx, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId }),
       );
+    },
+
+    /** Tokens of the app work again, those of its consents too (disabling ended none). */
+    async enable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
+      const app = await find(actor.accountId, clientId);
+      await enableApp(prisma, directory, app.id, (tx) =>
+        audit(tx, actor, 'app.enable', { type: 'app', id: app.id }, { client_id: clientId }),
+      );
+      return find(actor.accountId, clientId);
+    },
+
+    /**
+     * Deletes the app for good: its tokens stop on the next call, its consents end with
+     * consent.revoked events (reason app_deleted, still delivered to its webhook URL), and its
+     * client id is never used again.
+     */
+    async delete(actor: Actor, clientId: string): Promise<AppWithSecrets> {
+      const app = await find(actor.accountId, clientId);
+      await deleteApp(prisma, directory, app.id, async (tx) => {
+        const ended = await endConsentsOf(tx, { appId: app.id }, 'app_deleted');
+        await audit(
+          tx,
+          actor,
+          'app.delete',
+          { type: 'app', id: app.id },
+          { client_id: clientId, consents_ended: ended },
+        );
+      });
+      return prisma.app.findUniqueOrThrow({ where: { id: app.id }, include: { secrets: true } });
     },
 
     async disable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
@@ -161,6 +242,9 @@ export function developerApps(prisma: PrismaClient, directory: AppDirectory, { w
       const app = await find(accountId, clientId);
       return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
     },
+
+    /** How many players have an active consent for an app already found (its delete page says). */
+    activeConsentCount: (app: App) => prisma.consent.count({ where: { appId: app.id, status: 'active' } }),
 
     /** The failed deliveries of an app already found (its page lists them). */
     failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),

@@ -11,13 +11,14 @@ import { developerApps } from './apps.ts';
 import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
 
-export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore) {
+export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore, pairwiseSecret: string) {
   return {
     sessions: consoleSessions(store),
     accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
     apps: developerApps(prisma, appDirectory(prisma, store), {
       webhooks: config.webhooks,
       reservedHosts: cookieHosts(config),
+      pairwiseSecret,
     }),
     players: sandboxPlayers(prisma, signInThrottle(store, 'player-create', config.signIn)),
   };

@@ -1,7 +1,7 @@
 // Synthetic sandbox players a developer creates to sign in on the player client. They are never
 // real players: no balance, no location, only a username, a password and an optional name.
 import type { PlayerView } from '@devplat/contract';
-import { type Actor, audit, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import { type Actor, audit, isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
 import type { SignInThrottle } from '@devplat/throttle';
 import { forgiven, refuse, throttled } from './refusals.ts';
@@ -25,6 +25,29 @@ export const playerView = (player: SandboxPlayer): PlayerView => ({
 export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
     list: (accountId: string) => prisma.sandboxPlayer.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } }),
+
+    /**
+     * Disables a player (every user token of theirs answers 403 ACCESS_DENIED on the next call, their
+     * consents stand, they cannot sign in) or enables them again. Nothing caches a player's status
+     * (see services/admin/src/players.ts), so no invalidation is needed. Audited when it changed.
+     */
+    async setStatus(actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> {
+      const player = isUuid(playerId)
+        ? await prisma.sandboxPlayer.findFirst({ where: { id: playerId, accountId: actor.accountId } })
+        : null;
+      if (!player) refuse('NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
+      return prisma.$transaction(async (tx) => {
+        const { count } = await tx.sandboxPlayer.updateMany({
+          where: { id: player.id, status: { not: status } },
+          data: { status },
+        });
+        if (count > 0) {
+          const action = status === 'disabled' ? 'player.disable' : 'player.enable';
+          await audit(tx, actor, action, { type: 'sandbox_player', id: player.id }, { username: player.username });
+        }
+        return tx.sandboxPlayer.findUniqueOrThrow({ where: { id: player.id } });
+      });
+    },
 
     async create(actor: Actor, input: unknown, address: string): Promise<SandboxPlayer> {
       const body = knownFields(input, ['username', 'password', 'display_name']);

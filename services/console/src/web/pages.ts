@@ -82,32 +82,65 @@ ${table(['Name', 'Client ID', 'Status', 'Scopes'], rows, html`<p>You have no app
   );
 }
 
-export interface NewAppValues {
+export interface AppFormValues {
   name?: string;
+  /** One URI per line, as the textarea holds them. */
   redirect_uris?: string;
   scopes?: string[];
   webhook_url?: string;
 }
 
-export function newAppPage(frame: Frame, csrf: string, values: NewAppValues = {}): Html {
+/** Name, redirect URIs and scopes: the fields creating and editing an app share. */
+function appFields(values: AppFormValues): Html {
   const scopeBoxes = scopeNames.map(
     (
       scope,
     ) => html`<div><input type="checkbox" id="scope-${scope}" name="scopes" value="${scope}" ${values.scopes?.includes(scope) && html`checked`}>
 <label class="inline" for="scope-${scope}">${scope}</label> <small>${scopeDescriptions[scope]}</small></div>`,
   );
+  return html`${field('name', 'Name', 'text', values.name, html`required maxlength="100"`)}
+<label for="redirect_uris">Redirect URIs</label>
+<textarea id="redirect_uris" name="redirect_uris" rows="3">${values.redirect_uris}</textarea>
+<small>One per line, at most five: https:// with a host, or http://127.0.0.1, http://[::1], http://localhost on any port. Matched exactly.</small>
+<fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>`;
+}
+
+export function newAppPage(frame: Frame, csrf: string, values: AppFormValues = {}): Html {
   return layout(
     frame,
     html`<h1>Create a sandbox app</h1>
 <form method="post" action="/apps">${hiddenField('csrf', csrf)}
-${field('name', 'Name', 'text', values.name, html`required maxlength="100"`)}
-<label for="redirect_uris">Redirect URIs</label>
-<textarea id="redirect_uris" name="redirect_uris" rows="3">${values.redirect_uris}</textarea>
-<small>One per line, at most five: https:// with a host, or http://127.0.0.1, http://[::1], http://localhost on any port. Matched exactly.</small>
-<fieldset><legend>Scopes</legend>${scopeBoxes}</fieldset>
+${appFields(values)}
 ${field('webhook_url', 'Webhook URL', 'url', values.webhook_url)}
 <small>Optional. Receives signed consent.granted and consent.revoked events.</small><br>
 <button type="submit">Create app</button></form>`,
+  );
+}
+
+export function editAppPage(frame: Frame, csrf: string, app: AppView, values: AppFormValues): Html {
+  return layout(
+    frame,
+    html`<h1>Edit ${app.name}</h1>
+<p>Client ID <code>${app.client_id}</code> stays the same. A redirect URI you remove stops matching at once.
+A scope you remove is granted to no new token; the consents that hold a removed user scope end
+(the app gets <code>consent.revoked</code>, reason <code>scope_removed</code>) and their tokens stop on
+their next call, while app tokens already issued keep a removed app scope until they expire.</p>
+<form method="post" action="/apps/${app.client_id}/edit">${hiddenField('csrf', csrf)}
+${appFields(values)}
+<button type="submit">Save changes</button> <a href="/apps/${app.client_id}">Cancel</a></form>`,
+  );
+}
+
+export function deleteAppPage(frame: Frame, csrf: string, app: AppView, activeConsents: number): Html {
+  return layout(
+    frame,
+    html`<h1>Delete ${app.name}?</h1>
+<ul>
+<li>Every token of the app stops on its next call, and it can get no new one.</li>
+<li>Its ${activeConsents} active ${activeConsents === 1 ? 'consent ends' : 'consents end'}: the app gets a <code>consent.revoked</code> event (reason <code>app_deleted</code>) for each.</li>
+<li>The client ID <code>${app.client_id}</code> is never used again. This cannot be undone; to stop the app for a while, disable it instead.</li>
+</ul>
+${action(`/apps/${app.client_id}/delete`, csrf, 'Delete app for good')} <a href="/apps/${app.client_id}">Cancel</a>`,
   );
 }
 
@@ -157,6 +190,7 @@ ${newSecretBox(extras.newSecret)}
 <tr><th>Webhook URL</th><td>${app.webhook_url ? html`<code>${app.webhook_url}</code>` : 'none'}</td></tr>
 <tr><th>Webhook signing secret</th><td><code class="secret">${app.webhook_signing_secret}</code></td></tr>
 </tbody></table>
+${active && html`<p><a href="${base}/edit">Edit name, redirect URIs and scopes</a></p>`}
 <h2>Client secrets</h2>
 <p>Rotate: add a new secret, move your app to it, then revoke the old one. Both work until then (at most two at a time).</p>
 <table><thead><tr><th>Secret ID</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${secrets}</tbody></table>
@@ -167,7 +201,8 @@ ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test w
 <h3>Failed deliveries</h3>
 ${table(['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
 <h2>Danger zone</h2>
-${active ? action(`${base}/disable`, csrf, 'Disable app') : html`<p>This app is disabled: its tokens stop working and it cannot get new ones.</p>`}`,
+${active ? action(`${base}/disable`, csrf, 'Disable app') : html`<p>This app is disabled: its tokens stop working and it cannot get new ones.</p>${action(`${base}/enable`, csrf, 'Enable app')}`}
+<a href="${base}/delete">Delete app…</a>`,
   );
 }
 
@@ -179,13 +214,19 @@ export function playersPage(
 ): Html {
   const rows = players.map(
     (player) =>
-      html`<tr><td>${player.username}</td><td>${player.display_name === null ? html`<small>none chosen</small>` : player.display_name}</td><td>${player.status}</td></tr>`,
+      html`<tr><td>${player.username}</td><td>${player.display_name === null ? html`<small>none chosen</small>` : player.display_name}</td><td>${player.status}</td>
+<td>${
+        player.status === 'active'
+          ? action(`/players/${player.id}/disable`, csrf, 'Disable', html`aria-label="Disable ${player.username}"`)
+          : action(`/players/${player.id}/enable`, csrf, 'Enable', html`aria-label="Enable ${player.username}"`)
+      }</td></tr>`,
   );
   return layout(
     frame,
     html`<h1>Sandbox players</h1>
 <p>Synthetic players for signing in on the player client while you test the consent flow. They are never real players.</p>
-${table(['Username', 'Display name', 'Status'], rows, html`<p>No sandbox players yet.</p>`)}
+<p>A disabled player's tokens answer <code>403 ACCESS_DENIED</code> from their next call, and they cannot sign in; their consents stand.</p>
+${table(['Username', 'Display name', 'Status', ''], rows, html`<p>No sandbox players yet.</p>`)}
 <h2>Create a sandbox player</h2>
 <form method="post" action="/players">${hiddenField('csrf', csrf)}
 ${field('username', 'Username', 'text', values.username, html`required autocomplete="off"`)}

@@ -19,12 +19,24 @@ import {
 } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
 import type { Requester, SignedIn } from '../domain/accounts.ts';
+import type { AppView } from '../domain/apps.ts';
 import { appView } from '../domain/apps.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { ConsoleRefusal } from '../domain/refusals.ts';
 import { retryAfter } from '../doors.ts';
-import { appPage, appsPage, type Frame, newAppPage, playersPage, registerPage, signInPage } from './pages.ts';
+import {
+  type AppFormValues,
+  appPage,
+  appsPage,
+  deleteAppPage,
+  editAppPage,
+  type Frame,
+  newAppPage,
+  playersPage,
+  registerPage,
+  signInPage,
+} from './pages.ts';
 
 type Form = Awaited<ReturnType<typeof readFormWithLists>>;
 
@@ -137,17 +149,11 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       sendPage(ctx, 200, appsPage(frame(who(ctx), 'Apps', { notice }), list));
     },
     POST: async (ctx) => {
-      const { fields, lists } = form(ctx);
-      const values = {
-        name: fields.name,
-        redirect_uris: fields.redirect_uris ?? '',
-        scopes: lists.scopes ?? [],
-        webhook_url: fields.webhook_url ?? '',
-      };
+      const values = { ...appFormValues(ctx), webhook_url: form(ctx).fields.webhook_url ?? '' };
       try {
         const { app, clientSecret } = await apps.create(actor(ctx), {
           name: values.name,
-          redirect_uris: values.redirect_uris.split(/\s+/).filter(Boolean),
+          redirect_uris: uriLines(values),
           scopes: values.scopes,
           webhook_url: values.webhook_url || null,
         });
@@ -165,6 +171,13 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   signedInRoute('/apps/new', {
     GET: (ctx) => sendPage(ctx, 200, newAppPage(frame(who(ctx), 'Create app'), who(ctx).session.csrf)),
   });
+
+  /** The fields of the create and edit forms, as typed. */
+  const appFormValues = (ctx: Context) => {
+    const { fields, lists } = form(ctx);
+    return { name: fields.name, redirect_uris: fields.redirect_uris ?? '', scopes: lists.scopes ?? [] };
+  };
+  const uriLines = (values: AppFormValues) => (values.redirect_uris ?? '').split(/\s+/).filter(Boolean);
 
   const showApp = async (ctx: Context, extra: { notice?: string; newSecret?: string } = {}) => {
     const app = await apps.find(who(ctx).account.id, ctx.params.clientId as string);
@@ -194,12 +207,69 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   });
   appAction('/webhook', async (ctx, clientId) => {
     const { webhook_url } = form(ctx).fields;
-    await apps.setWebhookUrl(actor(ctx), clientId, { webhook_url: webhook_url || null });
+    await apps.edit(actor(ctx), clientId, { webhook_url: webhook_url || null });
     return webhook_url ? 'Saved the webhook URL.' : 'Removed the webhook URL.';
   });
   appAction('/disable', async (ctx, clientId) => {
     await apps.disable(actor(ctx), clientId);
     return 'Disabled the app. Its tokens stop on their next use.';
+  });
+  appAction('/enable', async (ctx, clientId) => {
+    await apps.enable(actor(ctx), clientId);
+    return 'Enabled the app. Its tokens work again, and it can get new ones.';
+  });
+  const editValues = (app: AppView): AppFormValues => ({
+    name: app.name,
+    redirect_uris: app.redirect_uris.join('\n'),
+    scopes: app.scopes,
+  });
+  signedInRoute('/apps/:clientId/edit', {
+    GET: async (ctx) => {
+      const app = appView(await apps.find(who(ctx).account.id, ctx.params.clientId as string));
+      sendPage(ctx, 200, editAppPage(frame(who(ctx), `Edit ${app.name}`), who(ctx).session.csrf, app, editValues(app)));
+    },
+    POST: async (ctx) => {
+      const clientId = ctx.params.clientId as string;
+      const values = appFormValues(ctx);
+      try {
+        const before = appView(await apps.find(who(ctx).account.id, clientId));
+        const edited = await apps.edit(actor(ctx), clientId, {
+          name: values.name,
+          redirect_uris: uriLines(values),
+          scopes: values.scopes,
+        });
+        const removed = before.scopes.filter((scope) => !edited.scopes.includes(scope));
+        const notice = removed.length
+          ? `Saved ${edited.name}. Removed ${removed.join(', ')}: consents that held a removed user scope have ended.`
+          : `Saved ${edited.name}.`;
+        await done(ctx, `/apps/${clientId}`, notice);
+      } catch (error) {
+        const { status, reason } = refused(ctx, error);
+        const app = appView(await apps.find(who(ctx).account.id, clientId));
+        sendPage(
+          ctx,
+          status,
+          editAppPage(frame(who(ctx), `Edit ${app.name}`, { error: reason }), who(ctx).session.csrf, app, values),
+        );
+      }
+    },
+  });
+  signedInRoute('/apps/:clientId/delete', {
+    GET: async (ctx) => {
+      const found = await apps.find(who(ctx).account.id, ctx.params.clientId as string);
+      const consents = await apps.activeConsentCount(found);
+      const page = deleteAppPage(
+        frame(who(ctx), `Delete ${found.name}`),
+        who(ctx).session.csrf,
+        appView(found),
+        consents,
+      );
+      sendPage(ctx, 200, page);
+    },
+    POST: async (ctx) => {
+      const app = await apps.delete(actor(ctx), ctx.params.clientId as string);
+      await done(ctx, '/apps', `Deleted ${app.name} (${app.clientId}). Its tokens stop on their next use.`);
+    },
   });
   appAction('/webhooks/test', async (ctx, clientId) => {
     const { deliveryId } = await apps.sendTestWebhook(actor(ctx), clientId);
@@ -211,6 +281,21 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
   });
 
   const playerList = async (ctx: Context) => (await players.list(who(ctx).account.id)).map(playerView);
+  for (const [verb, status] of [
+    ['disable', 'disabled'],
+    ['enable', 'active'],
+  ] as const) {
+    signedInRoute(`/players/:playerId/${verb}`, {
+      POST: async (ctx) => {
+        const player = await players.setStatus(actor(ctx), ctx.params.playerId as string, status);
+        const notice =
+          status === 'disabled'
+            ? `Disabled ${player.username}: their tokens answer 403 ACCESS_DENIED from the next call, and they cannot sign in.`
+            : `Enabled ${player.username} again.`;
+        await done(ctx, '/players', notice);
+      },
+    });
+  }
   signedInRoute('/players', {
     GET: async (ctx) => {
       const view = frame(who(ctx), 'Sandbox players', { notice: await takeNotice(ctx) });
