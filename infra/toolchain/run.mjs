@@ -81,6 +81,7 @@ const tasks = {
   'console:start': ['node', 'services/console/src/main.ts'],
   'worker:start': ['node', 'services/worker/src/main.ts'],
   devplat: ['node', 'packages/cli/src/main.ts'],
+  'cli:pack': ['node', 'packages/cli/scripts/pack.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],

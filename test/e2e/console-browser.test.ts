@@ -101,6 +101,24 @@ describe('the developer console in Chromium', () => {
     assert.equal(me.json.display_name, 'Tess Tester');
     await player.close();
 
+    // The app's page charts today's consent and the webhook deliveries, drawn on the server.
+    await page.goto(`${rig.platform.console}/apps/${clientId}`);
+    const today = new Date().toISOString().slice(0, 10);
+    const consents = page.getByRole('img', { name: 'Consents per day, last 30 days' });
+    const granted = consents.locator(`g[data-day="${today}"] rect[data-series="granted"]`);
+    assert.equal(await granted.getAttribute('data-count'), '1');
+    assert.match(
+      (await consents.locator(`g[data-day="${today}"] > title`).textContent()) ?? '',
+      /1 granted, 0 withdrawn/,
+    );
+    const deliveries = page.getByRole('img', { name: 'Webhook deliveries per day by outcome, last 30 days' });
+    const counts = await deliveries
+      .locator(`g[data-day="${today}"] rect[data-count]`)
+      .evaluateAll((rects) => rects.map((rect) => Number(rect.getAttribute('data-count'))));
+    assert.ok(counts.reduce((sum, count) => sum + count, 0) >= 1, 'the test webhook at least');
+    assert.equal(await page.locator('script').count(), 0, 'no script on the page');
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/console-charts.png`, fullPage: true });
+
     // Disabling the app stops the token on its next use.
     await page.goto(`${rig.platform.console}/apps/${clientId}`);
     await page.getByRole('button', { name: 'Disable app' }).click();

@@ -8,6 +8,7 @@ import { listenForCallback } from './callback-server.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { problemOf } from './console-client.ts';
 import { CliError, FailureError, failure, NotSignedInError, UsageError } from './errors.ts';
+import { browserOpener, openBrowser } from './open-browser.ts';
 import {
   baseUrlOption,
   clean,
@@ -238,9 +239,12 @@ async function runTry(ctx: CommandContext) {
   let callback: URL;
   try {
     // Always on stderr, --json or not: stdout keeps only the result.
+    const opener = ctx.options['no-browser'] === true ? null : browserOpener(authorizationUrl.href, ctx.io.env);
+    const opened = opener !== null && (await openBrowser(opener));
     ctx.io.stderr.write(
-      'Open this address in a browser, sign in as one of your sandbox players (devplat players list)\n' +
-        `and press Allow:\n\n  ${authorizationUrl.href}\n\n` +
+      `${opened ? `Opened your browser (${opener.command}) at this address; if it did not appear, open it yourself.` : 'Open this address in a browser.'}\n` +
+        'Sign in as one of your sandbox players (devplat players list) and press Allow:\n\n' +
+        `  ${authorizationUrl.href}\n\n` +
         `Waiting up to ${s.timeoutSeconds} s for the browser to come back to ${s.redirectUri.href} (Ctrl-C to stop)...\n`,
     );
     callback = await waitForBrowser(server.received, s);
@@ -309,10 +313,16 @@ export const tryCommand: CommandSpec = {
       description: 'How long to wait for the browser (default 300)',
     },
     { name: 'show-tokens', type: 'boolean', description: 'Also print the access and refresh tokens' },
+    {
+      name: 'no-browser',
+      type: 'boolean',
+      description: 'Only print the address; do not open a browser (BROWSER names which one opens)',
+    },
   ],
   description: [
     'devplat try discovers the authorization server from --base-url, prints an authorization address ' +
-      '(PKCE S256 and state) to open in a browser, and listens on --redirect-uri, which must be one of ' +
+      '(PKCE S256 and state) and opens it in your browser where there is one (BROWSER, or open, ' +
+      'xdg-open under a display, or the Windows URL handler), and listens on --redirect-uri, which must be one of ' +
       "the app's registered redirect URIs. Sign in as a sandbox player and press Allow: devplat try " +
       'checks the state and issuer of the redirect, redeems the code with the client secret, calls ' +
       'GET /me with the access token, and prints the answer with the scopes granted.',

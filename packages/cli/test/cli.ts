@@ -18,11 +18,15 @@ export interface CliOptions {
   input?: string;
 }
 
-/** The environment without the developer's own DEVPLAT_* settings, plus `extra`. */
+/** What would open a real browser from devplat try: never inherited from the developer's session. */
+const browserSettings = ['BROWSER', 'DISPLAY', 'WAYLAND_DISPLAY'];
+
+/** The environment without the developer's own DEVPLAT_* and browser settings, plus `extra`. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...process.env, ...extra })) {
-    if (value !== undefined && (!name.startsWith('DEVPLAT_') || name in extra)) env[name] = value;
+    const own = name.startsWith('DEVPLAT_') || browserSettings.includes(name);
+    if (value !== undefined && (!own || name in extra)) env[name] = value;
   }
   return env;
 }

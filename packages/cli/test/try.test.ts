@@ -2,6 +2,8 @@
 // plays the player's browser, signing in and answering the consent screen over HTTP, then following
 // the redirect back to the CLI.
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { idFormats } from '@devplat/contract';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
@@ -132,6 +134,70 @@ describe('the player allows', () => {
     assert.equal(JSON.parse(result.stdout).scope, 'profile.basic.read', 'only what /me needs is asked for');
   });
 });
+
+describe('the browser', () => {
+  /** A BROWSER program that writes down the address it was asked to open. */
+  function recordingBrowser() {
+    const directory = scratchDir('browser');
+    const record = join(directory, 'opened.txt');
+    const program = join(directory, 'browser.sh');
+    writeFileSync(program, `#!/bin/sh\nprintf '%s' "$1" > '${record}'\n`, { mode: 0o755 });
+    return { program, record, opened: () => (existsSync(record) ? readFileSync(record, 'utf8') : null) };
+  }
+
+  test('devplat try opens the authorization address in the BROWSER program, and the flow completes from there', async () => {
+    const browser = recordingBrowser();
+    const cli = shell.start(
+      ['try', clientId, '--client-secret-stdin', '--base-url', platform.base, '--redirect-uri', redirectUri],
+      { input: `${clientSecret}\n`, env: { BROWSER: browser.program, DISPLAY: undefined, WAYLAND_DISPLAY: undefined } },
+    );
+    const printed = (await authorizationUrl(cli)).href;
+    await cli.waitForStderr(/Opened your browser \(.*browser\.sh\) at this address/);
+    await waitUntil(() => browser.opened() !== null);
+    assert.equal(browser.opened(), printed, 'the browser got exactly the printed address');
+    const back = await consentOverHttp(browser.opened() as string, player);
+    await (await fetch(back)).text();
+    const result = await cli.done;
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^ {2}display_name +Ada$/m);
+  });
+
+  test('--no-browser, or no display and no BROWSER: the address is only printed', async () => {
+    for (const [extra, env] of [
+      [['--no-browser'], { BROWSER: recordingBrowser().program }],
+      [[], { BROWSER: undefined, DISPLAY: undefined, WAYLAND_DISPLAY: undefined }],
+    ] as const) {
+      const cli = shell.start(
+        [
+          'try',
+          clientId,
+          '--client-secret-stdin',
+          '--base-url',
+          platform.base,
+          '--redirect-uri',
+          redirectUri,
+          '--timeout',
+          '1',
+          ...extra,
+        ],
+        { input: `${clientSecret}\n`, env },
+      );
+      await authorizationUrl(cli);
+      await cli.waitForStderr(/^Open this address in a browser\./m);
+      const result = await cli.done;
+      assert.equal(result.code, 1, 'it waited for a browser that never came back');
+      if (env.BROWSER) assert.ok(!existsSync(join(env.BROWSER, '..', 'opened.txt')), 'nothing was opened');
+    }
+  });
+});
+
+async function waitUntil(done: () => boolean, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('refusals come out in words, exit 1', () => {
   test('the player declines', async () => {

@@ -66,6 +66,14 @@ async function ruled<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Counts per kind, then per day (YYYY-MM-DD); a day with none is absent. */
+export interface AppActivity {
+  /** granted, withdrawn (by the player), ended (any other reason). */
+  consents: Record<string, Record<string, number>>;
+  /** pending, succeeded, failed: the deliveries made that day, by their status now. */
+  deliveries: Record<string, Record<string, number>>;
+}
+
 export interface AppRules {
   webhooks: WebhookSettings;
   /** The platform's cookie hosts: no redirect URI may point at them. */
@@ -241,6 +249,32 @@ export function developerApps(
       }
       const app = await find(accountId, clientId);
       return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
+    },
+
+    /**
+     * What happened to an app already found, per UTC day since `since`: consents granted, withdrawn
+     * by their player, and ended otherwise; webhook deliveries by status. Read for its page only.
+     */
+    async activity(app: App, since: Date): Promise<AppActivity> {
+      const perDay = (rows: { day: string; what: string; n: number }[]) => {
+        const counts: Record<string, Record<string, number>> = {};
+        for (const row of rows) counts[row.what] = { ...counts[row.what], [row.day]: row.n };
+        return counts;
+      };
+      const [granted, ended, deliveries] = await Promise.all([
+        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
+          SELECT to_char(granted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 'granted' AS what, count(*)::int AS n
+            FROM consents WHERE app_id = ${app.id}::uuid AND granted_at >= ${since} GROUP BY 1`,
+        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
+          SELECT to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+                 CASE WHEN revocation_reason = 'player_withdrawal' THEN 'withdrawn' ELSE 'ended' END AS what,
+                 count(*)::int AS n
+            FROM consents WHERE app_id = ${app.id}::uuid AND revoked_at >= ${since} GROUP BY 1, 2`,
+        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
+          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status::text AS what, count(*)::int AS n
+            FROM webhook_deliveries WHERE app_id = ${app.id}::uuid AND created_at >= ${since} GROUP BY 1, 2`,
+      ]);
+      return { consents: perDay([...granted, ...ended]), deliveries: perDay(deliveries) };
     },
 
     /** How many players have an active consent for an app already found (its delete page says). */

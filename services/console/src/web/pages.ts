@@ -3,6 +3,8 @@
 import type { AppView, DeliveryView, PlayerView } from '@devplat/contract';
 import { scopeDescriptions, scopeNames } from '@devplat/contract';
 import { errorMessage, type Html, type HtmlValue, hiddenField, html, noticeMessage, siteLayout } from '@devplat/http';
+import type { AppActivity } from '../domain/apps.ts';
+import { barChart } from './chart.ts';
 
 const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem' });
 
@@ -148,6 +150,37 @@ export interface AppPageExtras {
   /** A secret just made: shown on this one page and never again. */
   newSecret?: string | undefined;
   deliveries: DeliveryView[];
+  /** The last 30 days, for the charts; absent on the page just after creation. */
+  activity?: AppActivity & { days: string[] };
+}
+
+/** Consents and deliveries per day over the last 30 days, as two charts. */
+function activityCharts(activity: AppPageExtras['activity']): HtmlValue {
+  if (!activity) return null;
+  const { days } = activity;
+  const values = (counts: Record<string, number> | undefined) => days.map((day) => counts?.[day] ?? 0);
+  return html`<h2>Last 30 days</h2>
+${barChart({
+  title: 'Consents per day, last 30 days',
+  days,
+  layout: 'grouped',
+  series: [
+    { name: 'granted', colour: '#2e7d32', values: values(activity.consents.granted) },
+    { name: 'withdrawn', colour: '#c62828', values: values(activity.consents.withdrawn) },
+    { name: 'ended otherwise', colour: '#ef6c00', values: values(activity.consents.ended) },
+  ],
+})}
+${barChart({
+  title: 'Webhook deliveries per day by outcome, last 30 days',
+  days,
+  layout: 'stacked',
+  series: [
+    { name: 'succeeded', colour: '#2e7d32', values: values(activity.deliveries.succeeded) },
+    { name: 'failed', colour: '#c62828', values: values(activity.deliveries.failed) },
+    { name: 'pending', colour: '#9e9e9e', values: values(activity.deliveries.pending) },
+  ],
+})}
+<p><small>"Ended otherwise": a token revoked, a code or refresh token replayed, a scope removed. Deliveries count by the day they were made and their outcome now.</small></p>`;
 }
 
 function newSecretBox(secret: string | undefined): HtmlValue {
@@ -200,6 +233,7 @@ ${webhookForm}
 ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test webhook') : html`<p>Set a webhook URL to receive consent events.</p>`}
 <h3>Failed deliveries</h3>
 ${table(['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
+${activityCharts(extras.activity)}
 <h2>Danger zone</h2>
 ${active ? action(`${base}/disable`, csrf, 'Disable app') : html`<p>This app is disabled: its tokens stop working and it cannot get new ones.</p>${action(`${base}/enable`, csrf, 'Enable app')}`}
 <a href="${base}/delete">Delete app…</a>`,

@@ -25,6 +25,7 @@ import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
 import { ConsoleRefusal } from '../domain/refusals.ts';
 import { retryAfter } from '../doors.ts';
+import { lastDays } from './chart.ts';
 import {
   type AppFormValues,
   appPage,
@@ -181,9 +182,14 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
 
   const showApp = async (ctx: Context, extra: { notice?: string; newSecret?: string } = {}) => {
     const app = await apps.find(who(ctx).account.id, ctx.params.clientId as string);
-    const deliveries = await apps.failedDeliveries(app);
+    const days = lastDays(new Date());
+    const [deliveries, activity] = await Promise.all([
+      apps.failedDeliveries(app),
+      apps.activity(app, new Date(`${days[0]}T00:00:00Z`)),
+    ]);
     const view = frame(who(ctx), app.name, { notice: extra.notice ?? (await takeNotice(ctx)) });
-    sendPage(ctx, 200, appPage(view, who(ctx).session.csrf, appView(app), { deliveries, newSecret: extra.newSecret }));
+    const extras = { deliveries, newSecret: extra.newSecret, activity: { days, ...activity } };
+    sendPage(ctx, 200, appPage(view, who(ctx).session.csrf, appView(app), extras));
   };
   /** A button on an app's page: the change, then back to the page with what it did. */
   const appAction = (path: string, change: (ctx: Context, clientId: string) => Promise<string>) =>
