@@ -5,6 +5,7 @@ import { type CommandSpec, groups } from './command.ts';
 import { bashCompletion, zshCompletion } from './completion.ts';
 import { UsageError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
+import { listenCommand } from './listen-command.ts';
 import { playerCommands } from './player-commands.ts';
 import { tokenCommand } from './token-command.ts';
 import { tryCommand } from './try-command.ts';
@@ -58,6 +59,7 @@ export const commands: readonly CommandSpec[] = [
   ...webhookCommands,
   tryCommand,
   tokenCommand,
+  listenCommand,
   completion,
   help,
 ];

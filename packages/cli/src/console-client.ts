@@ -18,6 +18,8 @@ export interface ConsoleClient {
     body?: unknown,
     hints?: Record<string, string>,
   ): Promise<ApiAnswer<T>>;
+  /** GET a Server-Sent Events stream: the open response once its headers arrived, refusals as request's. */
+  stream(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response>;
 }
 
 export interface ConsoleClientOptions {
@@ -66,6 +68,30 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
         throw new FailureError(problem, hintsFor(problem, hints));
       }
       return { status: response.status, text, body: parseBody<T>(text, consoleUrl) };
+    },
+    async stream(path, extra, signal) {
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...extra };
+      if (token) headers.authorization = `Bearer ${token}`;
+      const timeoutMs = options.timeoutMs ?? requestTimeoutMs;
+      // The timeout bounds the wait for the headers alone: the stream itself stays open.
+      const headersLate = new AbortController();
+      const timer = setTimeout(() => headersLate.abort(new DOMException('timed out', 'TimeoutError')), timeoutMs);
+      let response: Response;
+      try {
+        response = await fetch(`${consoleUrl}/api${path}`, {
+          headers,
+          redirect: 'manual',
+          signal: AbortSignal.any([signal, headersLate.signal]),
+        });
+      } catch (error) {
+        throw unreachable(consoleUrl, headersLate.signal.aborted ? headersLate.signal.reason : error, timeoutMs);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (response.ok) return response;
+      const problem = problemOf(response, await response.text(), 'the console');
+      if (response.status === 401 && token) throw new NotSignedInError(problem, options.signInAgain ?? []);
+      throw new FailureError(problem, hintsFor(problem, {}));
     },
   };
 }
@@ -154,7 +180,9 @@ const hintsByCode: Record<string, string> = {
   SECRET_LIMIT:
     'An app holds at most two active secrets: revoke the one your app no longer uses with ' +
     'devplat secrets revoke <client_id> <secret_id> (devplat apps show <client_id> lists them).',
-  NO_WEBHOOK_URL: 'Give the app a webhook URL first: devplat apps set-webhook <client_id> --url <https url>.',
+  NO_WEBHOOK_URL:
+    'Give the app a webhook URL first (devplat apps set-webhook <client_id> --url <https url>), or receive ' +
+    'its events on this machine with devplat listen <client_id> --forward-to <local url>.',
   DELIVERY_NOT_FAILED: 'Only failed deliveries can be replayed: devplat deliveries list <client_id> --status failed',
   FEATURE_DISABLED:
     'The console is switched off in production and while the platform is off (DEVELOPER_PLATFORM_ENABLED).',

@@ -15,14 +15,23 @@ function lastResult(delivery: Delivery): string {
 
 const test: CommandSpec = {
   path: ['webhooks', 'test'],
-  summary: "Send a signed test event to the app's webhook URL",
+  summary: "Send a signed test event to the app's webhook URL and to devplat listen",
   args: [clientId],
   async run(ctx) {
     const client = ctx.args.client_id as string;
     const answer = await ctx
       .signedIn()
-      .request<{ delivery_id: string }>('POST', `/apps/${encodeURIComponent(client)}/webhooks/test`);
+      .request<{ delivery_id: string | null; event_id: string }>(
+        'POST',
+        `/apps/${encodeURIComponent(client)}/webhooks/test`,
+      );
     ctx.out.answer(answer.text, () => {
+      if (answer.body.delivery_id === null) {
+        ctx.out.line(
+          `Sent a signed test event for ${client} (${answer.body.event_id}) to devplat listen (no webhook URL).`,
+        );
+        return;
+      }
       ctx.out.line(`Queued a signed test event for ${client} (delivery ${answer.body.delivery_id}).`);
       ctx.out.line(`Follow it with: devplat deliveries list ${client}`);
     });

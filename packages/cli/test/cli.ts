@@ -35,6 +35,8 @@ export interface RunningCli {
   child: ChildProcess;
   /** Resolves with stderr once it matches, or rejects when the process ends first or time runs out. */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** The same for stdout (a command that prints as it goes). */
+  waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   done: Promise<CliResult>;
 }
 
@@ -57,20 +59,22 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   void done.then(() => {
     ended = true;
   });
+  const waitFor = async (read: () => string, pattern: RegExp, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(read());
+      if (match) return match;
+      if (ended || Date.now() > deadline) {
+        throw new Error(`devplat ${args.join(' ')} did not print ${pattern}:\n${stdout}\n${stderr}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
   return {
     child,
     done,
-    async waitForStderr(pattern, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = pattern.exec(stderr);
-        if (match) return match;
-        if (ended || Date.now() > deadline) {
-          throw new Error(`devplat ${args.join(' ')} did not print ${pattern}:\n${stdout}\n${stderr}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
+    waitForStderr: (pattern, timeoutMs = 20_000) => waitFor(() => stderr, pattern, timeoutMs),
+    waitForStdout: (pattern, timeoutMs = 20_000) => waitFor(() => stdout, pattern, timeoutMs),
   };
 }
 

@@ -8,6 +8,7 @@ export {
 export { listDeliveries } from './deliveries.ts';
 export { endConsents } from './end-consents.ts';
 export { type WebhookRule, WebhookRuleError } from './errors.ts';
+export { type EventFeed, eventFeed, type SignedEvent } from './event-feed.ts';
 export { signedHeaders, webhookBody } from './message.ts';
 export { pairwiseSubject } from './pairwise.ts';
 export { replayDelivery } from './replay.ts';

@@ -9,22 +9,31 @@ import { WebhookRuleError } from './errors.ts';
 /** ps_ and 32 base64url characters, like a real pairwise subject, but derived from nothing. */
 const syntheticSubject = () => `ps_${randomBytes(24).toString('base64url')}`;
 
+export interface TestEventSent {
+  eventId: string;
+  /** The delivery to the app's webhook URL; null when it has none and only devplat listen gets it. */
+  deliveryId: string | null;
+}
+
 /**
  * A signed test consent.granted event with a synthetic player (random ps_ sub, data.test = true),
- * queued for the app's webhook URL, with what else must commit with it (its audit record). Throws
- * WebhookRuleError when the app has no webhook URL.
+ * queued for the app's webhook URL, with what else must commit with it (its audit record). Without
+ * a webhook URL the event is written for `devplat listen` alone, when `listening`; otherwise that
+ * is a WebhookRuleError.
  */
 export async function sendTestWebhook(
   prisma: PrismaClient,
   appId: string,
-  alsoInTransaction?: InTransaction<{ deliveryId: string }>,
-): Promise<{ deliveryId: string }> {
+  alsoInTransaction?: InTransaction<TestEventSent>,
+  { listening = false }: { listening?: boolean } = {},
+): Promise<TestEventSent> {
   const app = await prisma.app.findUnique({ where: { id: appId } });
   if (!app) throw new WebhookRuleError('NOT_FOUND', 'The app does not exist.');
-  if (!app.webhookUrl)
+  if (!app.webhookUrl && !listening)
     throw new WebhookRuleError(
       'NO_WEBHOOK_URL',
-      'The app has no webhook URL: set one first (PATCH /api/apps/{client_id}, or the app page).',
+      'The app has no webhook URL and no devplat listen is running for it: set a URL first (PATCH ' +
+        '/api/apps/{client_id}, or the app page), or run devplat listen <client_id> --forward-to <local url>.',
     );
   const webhookUrl = app.webhookUrl;
   const now = new Date();
@@ -44,10 +53,10 @@ export async function sendTestWebhook(
         }),
       },
     });
-    const delivery = await tx.webhookDelivery.create({
-      data: { eventId: event.id, appId: app.id, url: webhookUrl, isTest: true },
-    });
-    const sent = { deliveryId: delivery.id };
+    const delivery = webhookUrl
+      ? await tx.webhookDelivery.create({ data: { eventId: event.id, appId: app.id, url: webhookUrl, isTest: true } })
+      : null;
+    const sent = { eventId: event.id, deliveryId: delivery?.id ?? null };
     await alsoInTransaction?.(tx, sent);
     return sent;
   });

@@ -46,7 +46,7 @@ describe('test webhooks', () => {
     const { app, clientId } = await appWithWebhook();
     const { deliveryId } = await sendTestWebhook(database.prisma, app.id);
     const delivery = await database.prisma.webhookDelivery.findUniqueOrThrow({
-      where: { id: deliveryId },
+      where: { id: deliveryId as string },
       include: { event: true },
     });
     assert.equal(delivery.status, 'pending');
@@ -63,7 +63,7 @@ describe('test webhooks', () => {
     // Every test event invents a new player.
     const second = await sendTestWebhook(database.prisma, app.id);
     const secondEvent = await database.prisma.webhookDelivery.findUniqueOrThrow({
-      where: { id: second.deliveryId },
+      where: { id: second.deliveryId as string },
       include: { event: true },
     });
     assert.notEqual((secondEvent.event.payload as { sub: string }).sub, data.sub);
@@ -77,6 +77,17 @@ describe('test webhooks', () => {
       assert.match(error.message, /no webhook URL/);
       return true;
     });
+    assert.equal(await database.prisma.webhookDelivery.count({ where: { appId: app.id } }), 0);
+  });
+
+  test('without a webhook URL, only for devplat listen: the event is written, no delivery made', async () => {
+    const { app } = await appWithWebhook(null);
+    const sent = await sendTestWebhook(database.prisma, app.id, undefined, { listening: true });
+    assert.equal(sent.deliveryId, null);
+    const event = await database.prisma.outboxEvent.findUniqueOrThrow({ where: { id: sent.eventId } });
+    assert.equal(event.type, 'consent.granted');
+    assert.equal((event.payload as { test?: boolean }).test, true);
+    assert.notEqual(event.enqueuedAt, null, 'the worker never makes a delivery of it');
     assert.equal(await database.prisma.webhookDelivery.count({ where: { appId: app.id } }), 0);
   });
 });

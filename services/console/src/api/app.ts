@@ -22,6 +22,6 @@ export function buildConsoleApi(
   const observe = metrics && requestObserver(metrics, 'console-api');
   return apiApp(
     { logger, forwarded, observe },
-    ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain)] : [switchedOff]),
+    ...(enabled ? [refusalsAsProblems, consoleApiRouter(domain, logger)] : [switchedOff]),
   );
 }

@@ -4,18 +4,19 @@
 // UI has its own routes).
 
 import type { Actor } from '@devplat/db';
-import { operation, ProblemError } from '@devplat/http';
+import { type Logger, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { accountView, type Requester, type SignedIn } from '../domain/accounts.ts';
 import { appView } from '../domain/apps.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
+import { streamEvents } from './event-stream.ts';
 import { readJson } from './json.ts';
 
 const bearer = (ctx: Context) => /^Bearer ([^\s]+)$/i.exec(ctx.get('Authorization'))?.[1];
 
-export function consoleApiRouter(domain: ConsoleDomain): Router {
+export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router {
   const { accounts, apps, players } = domain;
   // Bearer tokens only: a web UI session's cookie value opens nothing here.
   const sessions = domain.sessions.api;
@@ -137,8 +138,20 @@ export function consoleApiRouter(domain: ConsoleDomain): Router {
     {
       POST: async (ctx) => {
         await readJson(ctx);
-        const { deliveryId } = await apps.sendTestWebhook(actor(ctx), ctx.params.clientId);
-        answer(ctx, 202, { delivery_id: deliveryId });
+        const { deliveryId, eventId } = await apps.sendTestWebhook(actor(ctx), ctx.params.clientId);
+        answer(ctx, 202, { delivery_id: deliveryId, event_id: eventId });
+      },
+    },
+    signedIn,
+  );
+  operation(
+    router,
+    '/apps/:clientId/events',
+    {
+      GET: async (ctx) => {
+        const app = await apps.find(who(ctx).account.id, ctx.params.clientId);
+        const feed = await apps.eventFeed(app, ctx.get('Last-Event-ID'));
+        streamEvents(ctx, feed, { logger, listening: (forSeconds) => apps.listening(app, forSeconds) });
       },
     },
     signedIn,

@@ -17,8 +17,11 @@ import {
 import type { WebhookSettings } from '@devplat/config';
 import { type AppView, type DeliveryStatus, type DeliveryView, userScopes } from '@devplat/contract';
 import { type Actor, type App, audit, type ClientSecret, isUuid, type Prisma, type PrismaClient } from '@devplat/db';
+import type { KeyValueStore } from '@devplat/kv';
 import {
+  type EventFeed,
   endConsents,
+  eventFeed,
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
@@ -92,8 +95,12 @@ function changedMembers(before: App, after: App) {
   );
 }
 
+/** Set while a devplat listen stream of the app is open, on any console process. */
+const listenerKey = (appId: string) => `console:listening:${appId}`;
+
 export function developerApps(
   prisma: PrismaClient,
+  store: KeyValueStore,
   directory: AppDirectory,
   { webhooks, reservedHosts, pairwiseSecret }: AppRules,
 ) {
@@ -236,12 +243,26 @@ export function developerApps(
 
     async sendTestWebhook(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
+      const listening = (await store.getMany([listenerKey(app.id)]))[0] !== null;
       return ruled(() =>
-        sendTestWebhook(prisma, app.id, (tx, sent) =>
-          audit(tx, actor, 'webhook.test', { type: 'webhook_delivery', id: sent.deliveryId }, { client_id: clientId }),
+        sendTestWebhook(
+          prisma,
+          app.id,
+          (tx, sent) =>
+            audit(
+              tx,
+              actor,
+              'webhook.test',
+              { type: 'outbox_event', id: sent.eventId },
+              { client_id: clientId, delivery_id: sent.deliveryId },
+            ),
+          { listening },
         ),
       );
     },
+
+    /** A devplat listen stream is open for the app (any console process): said for a while. */
+    listening: (app: App, forSeconds: number) => store.put(listenerKey(app.id), '1', forSeconds),
 
     async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {
       if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
@@ -275,6 +296,19 @@ export function developerApps(
             FROM webhook_deliveries WHERE app_id = ${app.id}::uuid AND created_at >= ${since} GROUP BY 1, 2`,
       ]);
       return { consents: perDay([...granted, ...ended]), deliveries: perDay(deliveries) };
+    },
+
+    /**
+     * devplat listen's feed of an app already found: from now, or after the event `lastEventId`
+     * names (Last-Event-ID of a reconnection) when it is one of this app's.
+     */
+    async eventFeed(app: App, lastEventId: string): Promise<EventFeed> {
+      const signingSecret = app.webhookSigningSecret;
+      if (!signingSecret) refuseAs('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
+      const resumeAfter = isUuid(lastEventId)
+        ? await prisma.outboxEvent.findFirst({ where: { id: lastEventId, appId: app.id }, select: { createdAt: true } })
+        : null;
+      return eventFeed(prisma, { id: app.id, webhookSigningSecret: signingSecret }, resumeAfter);
     },
 
     /** How many players have an active consent for an app already found (its delete page says). */

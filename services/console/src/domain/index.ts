@@ -15,7 +15,7 @@ export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyVa
   return {
     sessions: consoleSessions(store),
     accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
-    apps: developerApps(prisma, appDirectory(prisma, store), {
+    apps: developerApps(prisma, store, appDirectory(prisma, store), {
       webhooks: config.webhooks,
       reservedHosts: cookieHosts(config),
       pairwiseSecret,

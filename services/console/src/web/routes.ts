@@ -278,8 +278,10 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
     },
   });
   appAction('/webhooks/test', async (ctx, clientId) => {
-    const { deliveryId } = await apps.sendTestWebhook(actor(ctx), clientId);
-    return `Queued a signed test webhook (delivery ${deliveryId}).`;
+    const { deliveryId, eventId } = await apps.sendTestWebhook(actor(ctx), clientId);
+    return deliveryId
+      ? `Queued a signed test webhook (delivery ${deliveryId}).`
+      : `Sent a signed test event (${eventId}) to devplat listen: the app has no webhook URL.`;
   });
   appAction('/deliveries/:deliveryId/replay', async (ctx) => {
     const { deliveryId } = await apps.replay(actor(ctx), ctx.params.deliveryId as string);

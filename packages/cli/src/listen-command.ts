@@ -1,0 +1,194 @@
+// devplat listen: an app's consent and test events on the developer's own machine, as `stripe
+// listen` does it. The CLI opens a stream to the console (GET /api/apps/{client_id}/events, Server-
+// Sent Events) and posts each event to --forward-to with the body and Standard Webhooks headers the
+// console signed with the app's own secret: exactly what a real delivery sends. Nothing connects
+// to this machine, so no port is opened and no https or WEBHOOK_ALLOW_LOOPBACK_HTTP is needed.
+import type { CommandContext, CommandSpec } from './command.ts';
+import { networkReason } from './console-client.ts';
+import { FailureError, NotSignedInError, UsageError } from './errors.ts';
+import { when } from './output.ts';
+import { clientIdArg } from './public-api.ts';
+
+interface StreamedEvent {
+  id: string;
+  type: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface Forwarded {
+  status?: number;
+  error?: string;
+  ms: number;
+}
+
+const forwardTimeoutMs = 10_000;
+/** Event ids forwarded lately: a reconnection's overlap repeats some, and each goes out once. */
+const rememberedIds = 1_000;
+
+/** The messages of a Server-Sent Events body: id, event name and data (lines joined). */
+async function* serverSentEvents(body: ReadableStream<Uint8Array>) {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let message = { id: '', event: 'message', data: [] as string[] };
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const raw of lines) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line === '') {
+        if (message.data.length) yield { id: message.id, event: message.event, data: message.data.join('\n') };
+        message = { id: '', event: 'message', data: [] };
+        continue;
+      }
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'data') message.data.push(value);
+      else if (field === 'id') message.id = value;
+      else if (field === 'event') message.event = value;
+    }
+  }
+}
+
+async function forward(target: URL, event: StreamedEvent, stop: AbortSignal): Promise<Forwarded> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const response = await fetch(target, {
+      method: 'POST',
+      headers: event.headers,
+      body: event.body,
+      redirect: 'manual',
+      signal: AbortSignal.any([stop, AbortSignal.timeout(forwardTimeoutMs)]),
+    });
+    await response.body?.cancel();
+    return { status: response.status, ms: ms() };
+  } catch (error) {
+    return { error: networkReason(error, forwardTimeoutMs), ms: ms() };
+  }
+}
+
+function forwardTo(ctx: CommandContext): URL {
+  const given = ctx.options['forward-to'] as string;
+  let target: URL;
+  try {
+    target = new URL(given);
+  } catch {
+    throw new UsageError(
+      `--forward-to must be an absolute http(s) URL, e.g. http://localhost:3000/hooks (got "${given}").`,
+    );
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    throw new UsageError(`--forward-to must be an http or https URL (got "${given}").`);
+  }
+  return target;
+}
+
+const sleep = (ms: number, stop: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    stop.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+async function runListen(ctx: CommandContext) {
+  const target = forwardTo(ctx);
+  const clientId = ctx.args.client_id as string;
+  const consoleApi = ctx.signedIn();
+  const stop = ctx.io.interrupted();
+  const forwarded = new Set<string>();
+  let lastEventId = '';
+  let connected = false;
+  let failures = 0;
+  while (!stop.aborted) {
+    try {
+      const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
+      const response = await consoleApi.stream(`/apps/${encodeURIComponent(clientId)}/events`, headers, stop);
+      if (!connected) {
+        ctx.io.stderr.write(
+          `Ready: forwarding the consent and test events of ${clientId} to ${target.href} (Ctrl-C to stop).\n` +
+            "Each is signed with the app's webhook signing secret (devplat apps show lists it), as a real delivery is.\n" +
+            `Send a test event from another terminal: devplat webhooks test ${clientId}\n`,
+        );
+      } else if (failures > 0) {
+        ctx.io.stderr.write('Reconnected.\n');
+      }
+      connected = true;
+      failures = 0;
+      if (!response.body) continue;
+      for await (const message of serverSentEvents(response.body)) {
+        if (message.event !== 'webhook') continue;
+        const event = JSON.parse(message.data) as StreamedEvent;
+        lastEventId = message.id;
+        if (forwarded.has(event.id)) continue;
+        forwarded.add(event.id);
+        if (forwarded.size > rememberedIds) forwarded.delete(forwarded.values().next().value as string);
+        const test = (JSON.parse(event.body) as { data?: { test?: boolean } }).data?.test === true;
+        const outcome = await forward(target, event, stop);
+        report(ctx, event, test, outcome);
+      }
+    } catch (error) {
+      if (stop.aborted) break;
+      // Refused before anything was forwarded (no session, no such app): nothing to wait for.
+      if (!connected || error instanceof NotSignedInError || isRefusal(error)) throw error;
+      failures++;
+      const wait = Math.min(30, 2 ** (failures - 1));
+      ctx.io.stderr.write(`Lost the console (${reasonOf(error)}): reconnecting in ${wait} s...\n`);
+      await sleep(wait * 1000, stop);
+    }
+  }
+  ctx.io.stderr.write('Stopped.\n');
+}
+
+/** A refusal that reconnecting will not change (the app is gone, the account suspended). */
+const isRefusal = (error: unknown) => error instanceof FailureError && [403, 404].includes(error.problem.status ?? 0);
+
+const reasonOf = (error: unknown) =>
+  error instanceof FailureError ? error.problem.detail : networkReason(error, forwardTimeoutMs);
+
+function report(ctx: CommandContext, event: StreamedEvent, test: boolean, outcome: Forwarded) {
+  if (ctx.json) {
+    ctx.io.stdout.write(
+      `${JSON.stringify({ event_id: event.id, type: event.type, test, status: outcome.status ?? null, error: outcome.error ?? null, ms: outcome.ms })}\n`,
+    );
+    return;
+  }
+  const answer = outcome.status !== undefined ? `${outcome.status}` : `failed: ${outcome.error}`;
+  ctx.out.line(
+    `${when(new Date().toISOString())}  ${event.type}${test ? ' (test)' : ''}  ${event.id}  → ${answer} (${outcome.ms} ms)`,
+  );
+}
+
+export const listenCommand: CommandSpec = {
+  path: ['listen'],
+  summary: "Forward an app's consent and test events to a local URL, signed as real deliveries",
+  args: [clientIdArg],
+  options: [
+    {
+      name: 'forward-to',
+      type: 'string',
+      value: 'url',
+      required: true,
+      description: 'Your endpoint, e.g. http://localhost:3000/hooks (any http or https URL this machine reaches)',
+    },
+  ],
+  description: [
+    "devplat listen receives the app's consent.granted and consent.revoked events, and its test events " +
+      '(devplat webhooks test, which needs no webhook URL while a listen runs), through the console: it ' +
+      'opens the connection, so nothing needs to reach this machine. Each event is posted to --forward-to ' +
+      "with the body and the Standard Webhooks headers of a real delivery, signed with the app's webhook " +
+      'signing secret, and a line says what your endpoint answered. It runs until Ctrl-C, reconnecting ' +
+      'by itself, and forwards each event once.',
+    "Events go to the app's webhook URL as well, if it has one: listen adds a receiver, it replaces none.",
+  ],
+  examples: [
+    'devplat listen svc_... --forward-to http://localhost:3000/hooks',
+    'devplat listen svc_... --forward-to http://127.0.0.1:8000/webhooks --json',
+  ],
+  run: runListen,
+};
