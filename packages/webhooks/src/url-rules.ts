@@ -30,10 +30,6 @@ function isLoopbackHost(host: string): boolean {
  * in a private, loopback (unless allowed), link-local, CGNAT, multicast, unspecified or reserved
  * range is refused (IPv4 and IPv6, incl. IPv4-mapped); only in canonical form.
  */
-/** What to do instead, for a URL on the developer's own machine (or any plain http one). */
-const listenHint = (url: string) =>
-  ` (to receive events on your own machine, run: devplat listen <client_id> --forward-to ${url})`;
-
 export function webhookUrlProblem(url: string, settings: WebhookUrlSettings): string | null {
   if (url.length > maxUrlLength) return `must be at most ${maxUrlLength} characters long`;
   let parsed: URL;
@@ -48,11 +44,11 @@ export function webhookUrlProblem(url: string, settings: WebhookUrlSettings): st
   const host = bareHost(parsed.hostname);
   if (host === '') return 'must name a host';
   if (parsed.protocol === 'http:') {
-    if (!settings.allowLoopbackHttp) return `must use https${listenHint(url)}`;
+    if (!settings.allowLoopbackHttp) return 'must use https';
     if (!isLoopbackHost(host)) return 'may use plain http only on a loopback host (127.0.0.1, [::1] or localhost)';
   }
   if (!settings.allowLoopbackHttp && isLocalhostName(host)) {
-    return `must not point at a loopback host${listenHint(url)}`;
+    return 'must not point at a loopback host';
   }
   if (isIP(host) !== 0) {
     const problem = addressProblem(host, { allowLoopback: settings.allowLoopbackHttp });

@@ -95,6 +95,14 @@ function changedMembers(before: App, after: App) {
   );
 }
 
+/** A webhook URL refused for being plain http or on a loopback host: the developer's own machine. */
+const onThisMachine = (url: string, problem: string) =>
+  (problem === 'must use https' && url.startsWith('http:')) || problem.includes('loopback');
+
+/** What to do instead, in the refusal of such a URL. */
+const listenHint = (url: string) =>
+  ` (to receive events on your own machine, run: devplat listen <client_id> --forward-to ${url})`;
+
 /** Set while a devplat listen stream of the app is open, on any console process. */
 const listenerKey = (appId: string) => `console:listening:${appId}`;
 
@@ -124,7 +132,7 @@ export function developerApps(
     if (value === undefined || value === null || value === '') return null;
     if (typeof value !== 'string') refuse('webhook_url must be a string or null.');
     const problem = webhookUrlProblem(value, webhooks);
-    if (problem) refuse(`webhook_url ${problem}.`);
+    if (problem) refuse(`webhook_url ${problem}${onThisMachine(value, problem) ? listenHint(value) : ''}.`);
     return value;
   };
 
