@@ -8,7 +8,7 @@
 //   node infra/toolchain/run.mjs <task> [args...]
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,21 @@ function ensureDependencies(env) {
   writeFileSync(stampFile, stamp);
 }
 
+// The console serves the docs (docs/build.ts) from DATA_DIR/docs: built before a task that starts
+// it, when missing or older than their sources.
+function ensureDocs(env) {
+  const out = resolve(root, env.DATA_DIR || '.data', 'docs');
+  const built = join(out, 'index.html');
+  const sources = ['packages/contract/openapi', 'docs/guides'].flatMap((dir) =>
+    readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
+  );
+  const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
+  if (sources.every((source) => statSync(source).mtimeMs < builtAt)) return;
+  say('building the docs the console serves at /docs (npm run docs:build)');
+  const status = run(join(bin, 'node'), ['docs/build.ts', out], { cwd: root, env, stdio: ['ignore', 2, 2] });
+  if (status !== 0) say('the docs could not be built: /docs will say so');
+}
+
 const tasks = {
   start: ['node', 'services/platform/src/main.ts'],
   test: ['node', 'test/run.mjs'],
@@ -82,6 +97,7 @@ const tasks = {
   'worker:start': ['node', 'services/worker/src/main.ts'],
   devplat: ['node', 'packages/cli/src/main.ts'],
   'cli:pack': ['node', 'packages/cli/scripts/pack.ts'],
+  'docs:build': ['node', 'docs/build.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],
@@ -101,6 +117,7 @@ if (!(task in tasks)) {
 ensureToolchain();
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: '' };
 ensureDependencies(env);
+if (task === 'start' || task === 'console:start') ensureDocs(env);
 // The task decides how to stop: a signal sent to this wrapper alone (a supervisor's SIGTERM) is
 // passed on to it, and this process exits with the task's own code once it has stopped.
 const [command, ...fixed] = tasks[task];

@@ -1,6 +1,8 @@
-// The developer console on CONSOLE_URL: the JSON API under /api and the web UI beside it, two apps
-// on the same domain code, composed by path. Sandbox only: in production, or while the platform is
+// The developer console on CONSOLE_URL: the JSON API under /api, the docs under /docs, and the web
+// UI beside them, composed by path (the API and the web UI on the same domain code). Sandbox only: in production, or while the platform is
 // off, the API answers 503 FEATURE_DISABLED Problems and the web UI 503 pages.
+
+import { join } from 'node:path';
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import { type Logger, withTracing } from '@devplat/http';
@@ -9,6 +11,7 @@ import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 import Koa from 'koa';
 import { buildConsoleApi } from './api/app.ts';
+import { docsHandler, isDocs } from './docs.ts';
 import { consoleDomain } from './domain/index.ts';
 import { buildConsoleWeb } from './web/app.ts';
 
@@ -45,8 +48,11 @@ export function buildConsoleApp({
   const web = withTracing(buildConsoleWeb(domain, logger, { ...forwarded, enabled, metrics }), tracing).callback();
   const app = new Koa();
   app.silent = true;
+  const docs = docsHandler(join(config.dataDir, 'docs'));
   app.use((ctx) => {
     ctx.respond = false;
+    // The docs are the console's too: switched off with it (the web UI answers then).
+    if (enabled && isDocs(ctx.path)) return docs(ctx.req, ctx.res);
     return (isApi(ctx.path) ? api : web)(ctx.req, ctx.res);
   });
   return app;

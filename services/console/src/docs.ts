@@ -1,0 +1,99 @@
+// {console_url}/docs: the developer documentation `npm run docs:build` made (docs/build.ts) —
+// the API references and the guides — served as static files, sandbox only, like the rest of the
+// console. A reference page runs Redoc, inlined in it: its own inline scripts, each allowed by its
+// hash in the page's Content-Security-Policy, and nothing else (no other origin, no eval).
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+
+interface Served {
+  body: Buffer;
+  policy: string;
+}
+
+const pageName = /^\/docs\/([a-z0-9][a-z0-9.-]*\.html)$/;
+
+/** Every inline script of the page, by the hash CSP 3 compares. */
+function scriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const [, script] of html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)) {
+    hashes.add(
+      `'sha256-${createHash('sha256')
+        .update(script ?? '')
+        .digest('base64')}'`,
+    );
+  }
+  return [...hashes];
+}
+
+function policyFor(html: string): string {
+  const scripts = scriptHashes(html);
+  return [
+    "default-src 'none'",
+    scripts.length ? `script-src ${scripts.join(' ')}` : "script-src 'none'",
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    'font-src data:',
+    'worker-src blob:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function answer(response: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string) {
+  response.writeHead(status, {
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-cache',
+    ...headers,
+  });
+  response.end(body);
+}
+
+export const isDocs = (path: string) => path === '/docs' || path.startsWith('/docs/');
+
+/** The handler of /docs and below; `dir` holds what docs:build wrote. */
+export function docsHandler(dir: string) {
+  const cache = new Map<string, Served>();
+  const load = (name: string): Served | null => {
+    const cached = cache.get(name);
+    if (cached) return cached;
+    const file = join(dir, name);
+    if (!existsSync(file)) return null;
+    const body = readFileSync(file);
+    const served = { body, policy: policyFor(body.toString('utf8')) };
+    cache.set(name, served);
+    return served;
+  };
+  return (request: IncomingMessage, response: ServerResponse) => {
+    const path = new URL(request.url ?? '/', 'http://console').pathname;
+    if (path === '/docs') {
+      answer(response, 308, { Location: '/docs/' }, '');
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      answer(
+        response,
+        405,
+        { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' },
+        'Only GET and HEAD.\n',
+      );
+      return;
+    }
+    const name = path === '/docs/' ? 'index.html' : pageName.exec(path)?.[1];
+    const served = name ? load(name) : null;
+    if (!served) {
+      const built = existsSync(join(dir, 'index.html'));
+      const text = built
+        ? 'No such page: the docs start at /docs/.\n'
+        : 'The docs are not built here: run `npm run docs:build` (npm start builds them).\n';
+      answer(response, 404, { 'Content-Type': 'text/plain; charset=utf-8' }, text);
+      return;
+    }
+    const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': served.policy };
+    answer(response, 200, headers, request.method === 'HEAD' ? '' : served.body);
+  };
+}
