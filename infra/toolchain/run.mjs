@@ -98,6 +98,7 @@ const tasks = {
   devplat: ['node', 'packages/cli/src/main.ts'],
   'cli:pack': ['node', 'packages/cli/scripts/pack.ts'],
   'docs:build': ['node', 'docs/build.ts'],
+  sample: ['node', 'examples/sample-app/src/main.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],

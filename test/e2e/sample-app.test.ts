@@ -1,0 +1,114 @@
+// The sample app (examples/sample-app) as a developer starts it, `npm run sample`, against a
+// running platform, driven in Chromium as a player uses it: sign in through the consent screen, the
+// /me profile and the cities, a refresh, a sign-out that revokes, and the consent webhooks that
+// devplat listen brings to it, each verified by the app.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { launchChromium } from '@devplat/test/browser';
+import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { freePort } from '@devplat/test/process';
+import { eventually } from '@devplat/test/webhook-receiver';
+import type { Browser } from 'playwright-core';
+
+const repoRoot = new URL('../../', import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), 'devplat-sample-'));
+let platform: TestPlatform;
+let browser: Browser;
+let sample: ChildProcess;
+let output = '';
+let origin: string;
+
+before(async () => {
+  platform = await startTestPlatform({}, { webhookWorker: false });
+  browser = await launchChromium();
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  sample = spawn(process.execPath, ['infra/toolchain/run.mjs', 'sample'], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      DEVPLAT_CONSOLE_URL: platform.console,
+      BASE_URL: platform.base,
+      SAMPLE_PORT: String(port),
+      SAMPLE_DATA: join(scratch, 'sample-app.json'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [sample.stdout, sample.stderr]) {
+    stream?.on('data', (chunk) => {
+      output += chunk;
+    });
+  }
+  await eventually(() => output.includes('Press Ctrl-C to stop.') && /\[listen\] Ready/.test(output), 60_000);
+});
+after(async () => {
+  sample?.kill('SIGINT');
+  await browser?.close();
+  await platform?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the sample app', () => {
+  test('a player signs in, sees /me and the cities, refreshes, signs out; the app verifies both consent webhooks', async () => {
+    assert.match(output, new RegExp(`^Sample app at ${origin} \\(app svc_[a-z2-7]{26}\\)$`, 'm'));
+    const [, username, password] = /as the sandbox player (\S+), password (\S+)$/m.exec(output) ?? [];
+    assert.ok(username && password, output);
+
+    const page = await browser.newPage();
+    await page.goto(origin);
+    await page.getByRole('link', { name: 'Sign in with the Developer Platform' }).click();
+    // The platform's player client: sign in, then the consent screen.
+    assert.equal(new URL(page.url()).origin, platform.playerClient);
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+
+    await page.waitForURL(`${origin}/`);
+    await page.getByText('Signed in.').waitFor();
+    assert.equal(await page.getByTestId('display-name').textContent(), 'Sam Sample');
+    assert.match((await page.getByTestId('sub').textContent()) ?? '', /^ps_[\w-]{32}$/);
+    assert.ok((await page.getByRole('list', { name: 'Cities' }).getByRole('listitem').count()) > 0);
+
+    // consent.granted, through devplat listen, verified by the app.
+    await eventually(async () => {
+      await page.reload();
+      return (await page.getByRole('cell', { name: 'consent.granted' }).count()) === 1;
+    }, 20_000);
+
+    await page.getByRole('button', { name: 'Refresh tokens' }).click();
+    await page.getByText('Refreshed: a new access token and a new refresh token.').waitFor();
+    assert.equal(await page.getByTestId('display-name').textContent(), 'Sam Sample', 'the new token works');
+
+    await page.getByRole('button', { name: 'Sign out (revoke)' }).click();
+    await page.getByText('Signed out: the tokens are revoked.').waitFor();
+    await page.getByRole('link', { name: 'Sign in with the Developer Platform' }).waitFor();
+    await eventually(async () => {
+      await page.reload();
+      return (await page.getByRole('cell', { name: 'token_revocation' }).count()) === 1;
+    }, 20_000);
+    await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/sample-app.png`, fullPage: true });
+    assert.match(output, /\[listen\] .*consent\.granted {2}[0-9a-f-]{36} {2}→ 204/);
+    assert.match(output, /\[listen\] .*consent\.revoked {2}[0-9a-f-]{36} {2}→ 204/);
+    await page.close();
+  });
+
+  test('a forged webhook is refused, and a form without its token too', async () => {
+    const forged = await fetch(`${origin}/webhooks`, {
+      method: 'POST',
+      headers: {
+        'webhook-id': 'msg_x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
+      body: '{"type":"consent.revoked","data":{}}',
+    });
+    assert.equal(forged.status, 400);
+    const refresh = await fetch(`${origin}/refresh`, { method: 'POST', body: 'csrf=guess', redirect: 'manual' });
+    assert.equal(refresh.status, 403);
+  });
+});
