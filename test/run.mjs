@@ -14,6 +14,12 @@ const checks = [
   ['biome (lint and format)', bin('biome'), ['check', '.']],
   ['tsc (types)', bin('tsc'), ['-p', 'tsconfig.json']],
   ['redocly (contract documents)', bin('redocly'), ['lint', '--config', 'packages/contract/redocly.yaml']],
+  // The console API's document, under the same rules (it is not one of the contract's apis).
+  [
+    'redocly (console API document)',
+    bin('redocly'),
+    ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/console-api-1.0.0.yaml'],
+  ],
 ];
 let failedChecks = 0;
 for (const [name, command, args] of checks) {

@@ -1,7 +1,23 @@
-// The developer console's JSON API, as a script or the devplat CLI calls it.
+// The developer console's JSON API, as a script or the devplat CLI calls it. Every answer is
+// checked against the console API's OpenAPI document (packages/contract/openapi/console-api-*.yaml).
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { ConsoleApiValidator } from '@devplat/contract';
 import { type Answer, jsonOf } from './http.ts';
 
+let validator: ConsoleApiValidator | undefined;
+/** The validator of the console API's document, loaded once. */
+export function consoleApiValidator(): ConsoleApiValidator {
+  validator ??= new ConsoleApiValidator();
+  return validator;
+}
+
+/**
+ * Calls `{consoleOrigin}/api{path}` and asserts the answer conforms to the console API document:
+ * a status the operation declares for this method (405 with the right Allow for a method the path
+ * lacks, 404 for an unknown path), its headers, content type and body schema; and, when the
+ * request succeeded, that the document allows the body that was sent.
+ */
 export async function consoleCall(
   consoleOrigin: string,
   method: string,
@@ -17,6 +33,14 @@ export async function consoleCall(
   }
   const response = await fetch(`${consoleOrigin}/api${path}`, { method, headers, body, redirect: 'manual' });
   const text = await response.text();
+  const relative = path.split('?')[0] as string;
+  const observed = { method, path: relative, status: response.status, headers: response.headers, body: text };
+  const errors = consoleApiValidator().check(observed);
+  if (response.status >= 200 && response.status < 300) {
+    const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    errors.push(...consoleApiValidator().checkRequest({ method, path: relative, contentType, body }));
+  }
+  assert.deepEqual(errors, [], `${method} /api${path} does not conform to the console API document`);
   return { status: response.status, headers: response.headers, text, json: jsonOf(text) };
 }
 
