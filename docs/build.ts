@@ -8,13 +8,15 @@
 // Each reference page is one file with Redoc inlined: it loads nothing from elsewhere.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { marked } from 'marked';
 
 const repoRoot = new URL('..', import.meta.url).pathname;
 const openapiDir = join(repoRoot, 'packages/contract/openapi');
 const guidesDir = join(repoRoot, 'docs/guides');
-const redocly = join(repoRoot, 'node_modules/@redocly/cli/bin/cli.js');
+// This package's own @redocly/cli (the image's docs stage installs this package alone).
+const redocly = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');
 
 export const defaultDocsDir = join(repoRoot, '.data/docs');
 

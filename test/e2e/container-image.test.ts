@@ -57,7 +57,15 @@ describe('the container image', { skip }, () => {
   /** What build.sh said (its [stand-in] and [image] lines) and how long it took, for the output. */
   const built = { lines: [] as string[], seconds: 0 };
   const containers: string[] = [];
-  const ports = { auth: 0, playerClient: 0, internal: 0, authManagement: 0, api: 0, apiManagement: 0 };
+  const ports = {
+    auth: 0,
+    playerClient: 0,
+    internal: 0,
+    authManagement: 0,
+    api: 0,
+    apiManagement: 0,
+    consoleManagement: 0,
+  };
 
   /** As a platform team runs the image: host network here, read-only, uid 1000, nothing privileged. */
   const hardened = () => [
@@ -241,6 +249,19 @@ describe('the container image', { skip }, () => {
     } finally {
       await database.close();
     }
+  });
+
+  test('the console in the image serves the docs built into it at /docs', { timeout: minutes(2) }, async () => {
+    const consoleUrl = deployment.env.CONSOLE_URL as string;
+    start('console', { MANAGEMENT_PORT: ports.consoleManagement });
+    await ready(ports.consoleManagement);
+    const index = await fetch(`${consoleUrl}/docs/`);
+    assert.equal(index.status, 200);
+    assert.match(await index.text(), /Developer Platform API 1\.1\.0/);
+    const reference = await fetch(`${consoleUrl}/docs/api-1.1.0.html`);
+    assert.equal(reference.status, 200);
+    assert.match(reference.headers.get('content-security-policy') ?? '', /script-src 'sha256-/);
+    assert.match(await reference.text(), /Redoc/);
   });
 
   test('podman stop drains each service to exit 0', { timeout: minutes(3) }, () => {
