@@ -7,9 +7,10 @@
 //   guide-<name>.html     the guides of docs/guides, from Markdown
 // Each reference page is one file with Redoc inlined: it loads nothing from elsewhere.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { Html, html, siteLayout } from '@devplat/http/html';
 import { marked } from 'marked';
 
 const repoRoot = new URL('..', import.meta.url).pathname;
@@ -44,28 +45,15 @@ function reference(source: string, file: string, title: string, out: string) {
   writeFileSync(path, readFileSync(path, 'utf8').replace(cdnLogo, emptyImage));
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
+const docsLayout = siteLayout({ name: 'Developer Platform docs', width: '52rem' });
 
-/** A page of ours: plain HTML, no script, the console's look. */
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}
-code,pre{font-family:ui-monospace,monospace;font-size:.92em}pre{background:#f5f5f5;padding:.8rem;overflow-x:auto}
-table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left}
-nav a{margin-right:1rem}
-</style></head>
-<body><nav><a href="./">Developer Platform docs</a></nav>
-${body}
-</body></html>
-`;
-}
+/** A page of ours, in the console's layout: plain HTML, no script. */
+const page = (title: string, main: Html) =>
+  docsLayout({
+    title,
+    header: html`<nav aria-label="Docs"><a href="./">Developer Platform docs</a></nav>`,
+    main,
+  }).toString();
 
 export function buildDocs(out: string): Page[] {
   mkdirSync(out, { recursive: true });
@@ -80,30 +68,24 @@ export function buildDocs(out: string): Page[] {
     reference(`developer-platform-${version}.yaml`, file, title, out);
     pages.push({ file, title, what: index === 0 ? 'the current contract' : 'the previous contract' });
   }
-  if (existsSync(join(openapiDir, 'console-api-1.0.0.yaml'))) {
-    reference('console-api-1.0.0.yaml', 'console-api.html', 'Developer console API 1.0.0', out);
-    pages.push({
-      file: 'console-api.html',
-      title: 'Developer console API 1.0.0',
-      what: 'what devplat and your scripts call',
-    });
-  }
+  reference('console-api-1.0.0.yaml', 'console-api.html', 'Developer console API 1.0.0', out);
+  pages.push({
+    file: 'console-api.html',
+    title: 'Developer console API 1.0.0',
+    what: 'what devplat and your scripts call',
+  });
   for (const name of readdirSync(guidesDir)
     .filter((entry) => entry.endsWith('.md'))
     .sort()) {
     const markdown = readFileSync(join(guidesDir, name), 'utf8');
     const title = /^# (.+)$/m.exec(markdown)?.[1] ?? name;
     const file = `guide-${name.replace(/\.md$/, '')}.html`;
-    writeFileSync(join(out, file), page(title, marked.parse(markdown, { async: false })));
+    // The guides are this repository's own Markdown: their HTML is trusted as marked writes it.
+    writeFileSync(join(out, file), page(title, new Html(marked.parse(markdown, { async: false }))));
     pages.push({ file, title, what: 'a guide' });
   }
-  const list = pages
-    .map((each) => `<li><a href="${each.file}">${escapeHtml(each.title)}</a>: ${escapeHtml(each.what)}</li>`)
-    .join('\n');
-  writeFileSync(
-    join(out, 'index.html'),
-    page('Developer Platform docs', `<h1>Developer Platform docs</h1>\n<ul>\n${list}\n</ul>`),
-  );
+  const list = pages.map((each) => html`<li><a href="${each.file}">${each.title}</a>: ${each.what}</li>`);
+  writeFileSync(join(out, 'index.html'), page('Contents', html`<h1>Developer Platform docs</h1><ul>${list}</ul>`));
   return pages;
 }
 

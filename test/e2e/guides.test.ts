@@ -5,7 +5,6 @@
 // A runnable block without a `<!-- sample: name -->` marker, or a marker this test does not run,
 // fails it: no sample goes untested.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,8 +12,8 @@ import { allowOverHttp } from '@devplat/test/connected-apps';
 import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp } from '@devplat/test/players';
-import { freePort } from '@devplat/test/process';
-import { eventually } from '@devplat/test/webhook-receiver';
+import { freePort, type RunningProcess, runProcess } from '@devplat/test/process';
+import { eventually, postForgedWebhook } from '@devplat/test/webhook-receiver';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 const guidesDir = join(repoRoot, 'docs/guides');
@@ -43,33 +42,15 @@ const samples = readdirSync(guidesDir)
   .filter((name) => name.endsWith('.md'))
   .flatMap(samplesOf);
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-function runSample(sample: Sample, env: Record<string, string>): Running {
+function runSample(sample: Sample, env: Record<string, string>): RunningProcess {
   mkdirSync(runDir, { recursive: true });
-  const file = join(runDir, `${sample.name}.${sample.language === 'sh' || sample.language === 'bash' ? 'sh' : 'mjs'}`);
+  const shell = sample.language === 'sh' || sample.language === 'bash';
+  const file = join(runDir, `${sample.name}.${shell ? 'sh' : 'mjs'}`);
   writeFileSync(file, sample.code);
-  const [command, args] = file.endsWith('.sh') ? ['bash', ['-euo', 'pipefail', file]] : [process.execPath, [file]];
-  const child = spawn(command as string, args as string[], {
+  return runProcess(shell ? 'bash' : process.execPath, shell ? ['-euo', 'pipefail', file] : [file], {
     cwd: runDir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, output: () => stdout, done };
 }
 
 let platform: TestPlatform;
@@ -110,7 +91,7 @@ after(() => platform?.close());
 /** Runs a code-flow sample: the player opens the address it prints and allows; it prints /me. */
 async function codeFlow(sample: Sample) {
   const running = runSample(sample, env);
-  const url = await eventually(() => /^Open (\S+)$/m.exec(running.output())?.[1], 20_000);
+  const url = await eventually(() => /^Open (\S+)$/m.exec(running.stdout())?.[1], 20_000);
   const back = await consentOverHttp(url, player);
   assert.equal(`${back.origin}${back.pathname}`, app.redirectUri);
   assert.equal(await (await fetch(back)).text(), 'You can close this tab.');
@@ -166,17 +147,9 @@ const drivers: Record<string, (sample: Sample) => Promise<void>> = {
       const set = await api('PATCH', `/apps/${app.clientId}`, { webhook_url: `http://127.0.0.1:${port}/hooks` });
       assert.equal(set.status, 200, set.text);
       assert.equal((await api('POST', `/apps/${app.clientId}/webhooks/test`, {})).status, 202);
-      await eventually(() => /^verified consent\.granted for ps_[\w-]+ \(test\)$/m.test(running.output()), 30_000);
+      await eventually(() => /^verified consent\.granted for ps_[\w-]+ \(test\)$/m.test(running.stdout()), 30_000);
       // A forged one is refused with 400 and printed nowhere.
-      const forged = await fetch(`http://127.0.0.1:${port}/hooks`, {
-        method: 'POST',
-        headers: {
-          'webhook-id': 'msg_x',
-          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-          'webhook-signature': 'v1,AAAA',
-        },
-        body: '{"type":"consent.granted","data":{}}',
-      });
+      const forged = await postForgedWebhook(`http://127.0.0.1:${port}/hooks`, '{"type":"consent.granted","data":{}}');
       assert.equal(forged.status, 400);
     } finally {
       running.child.kill();
@@ -184,7 +157,7 @@ const drivers: Record<string, (sample: Sample) => Promise<void>> = {
       await api('PATCH', `/apps/${app.clientId}`, { webhook_url: null });
     }
     // Earlier samples' consent events may arrive too, once the URL is set: each verified, the forged none.
-    for (const line of running.output().trim().split('\n')) {
+    for (const line of running.stdout().trim().split('\n')) {
       assert.match(line, /^verified consent\.(granted|revoked) for ps_[\w-]{32}( \(test\))?$/);
     }
   },

@@ -44,3 +44,37 @@ export async function startProcess(
   }
   return { child, output: () => output, stop };
 }
+
+export interface RunningProcess {
+  child: ChildProcess;
+  /** What it has written so far: stdout, stderr, and both as they came. */
+  stdout(): string;
+  output(): string;
+  /** Resolves once it has exited, with all it wrote. */
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Spawns `command` (stdin: `input`, or nothing) and collects what it writes. */
+export function runProcess(
+  command: string,
+  args: string[],
+  { cwd = repoRoot, env, input }: { cwd?: string; env: Record<string, string | undefined>; input?: string },
+): RunningProcess {
+  const child = spawn(command, args, { cwd, env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+    output += chunk;
+  });
+  if (input !== undefined) child.stdin?.end(input);
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, stdout: () => stdout, output: () => output, done };
+}

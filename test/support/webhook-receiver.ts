@@ -40,6 +40,19 @@ export function verifyWebhook(signingSecret: string, webhook: ReceivedWebhook): 
   return new Webhook(signingSecret).verify(webhook.body, webhook.headers);
 }
 
+/** Posts `body` to `url` as a webhook with a made-up signature: what a stranger could send. */
+export function postForgedWebhook(url: string, body: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'webhook-id': 'msg_forged',
+      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+      'webhook-signature': 'v1,AAAA',
+    },
+    body,
+  });
+}
+
 /** Polls `check` until it returns a value other than undefined/false; rejects after timeoutMs. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,

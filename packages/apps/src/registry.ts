@@ -154,7 +154,7 @@ export interface AppChanges {
  * stops matching and a removed scope stops being granted on the next request in every process.
  * `alsoInTransaction` sees the app before and after (to end consents, to audit).
  */
-export async function editApp(
+export function editApp(
   prisma: PrismaClient,
   directory: AppDirectory,
   appId: string,
@@ -164,13 +164,10 @@ export async function editApp(
   if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
   if (changes.scopes) checkScopes(changes.scopes);
   const { name, redirectUris, scopes, webhookUrl } = changes;
-  const app = await prisma.app.findUnique({ where: { id: appId }, select: { clientId: true } });
-  if (!app) throw new AppRuleError('NOT_FOUND', 'no such app');
-  // Bumped before and after, as changedApps does (below).
-  await directory.changed(app.clientId);
-  const edited = await prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
-    const before = await tx.app.findUniqueOrThrow({ where: { id: appId } });
+  return withDirectoryBumps(prisma, directory, { id: appId }, async (tx) => {
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+    const before = locked ? await tx.app.findUnique({ where: { id: appId } }) : null;
+    if (!before) throw new AppRuleError('NOT_FOUND', 'no such app');
     if (before.status !== 'active') {
       throw new AppRuleError('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
     }
@@ -182,8 +179,6 @@ export async function editApp(
     await alsoInTransaction?.(tx, { before, after });
     return after;
   });
-  await directory.changed(app.clientId);
-  return edited;
 }
 
 /** The reverse of disableApp: tokens of the app work again, those of its consents too. */
@@ -269,21 +264,32 @@ function changeAccountStatus(
 // Tells every process's directory that these apps changed. Bumped before the change as well: if
 // the store is down the change does not happen (fail closed), and a cache filled in between is
 // made stale by the second bump. True when the change changed something.
-async function changedApps(
+function changedApps(
   prisma: PrismaClient,
   directory: AppDirectory,
   where: { id: string } | { accountId: string },
   change: (tx: Prisma.TransactionClient) => Promise<{ count: number }>,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
-  const apps = await prisma.app.findMany({ where, select: { clientId: true } });
-  const bump = () => Promise.all(apps.map((app) => directory.changed(app.clientId)));
-  await bump();
-  const changed = await prisma.$transaction(async (tx) => {
+  return withDirectoryBumps(prisma, directory, where, async (tx) => {
     const { count } = await change(tx);
     if (count > 0) await alsoInTransaction?.(tx);
     return count > 0;
   });
+}
+
+// Runs `work` in a transaction between two bumps of the directory entries of the apps `where`
+// selects (none selected: nothing to bump, and `work` finds nothing either).
+async function withDirectoryBumps<T>(
+  prisma: PrismaClient,
+  directory: AppDirectory,
+  where: { id: string } | { accountId: string },
+  work: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  const apps = await prisma.app.findMany({ where, select: { clientId: true } });
+  const bump = () => Promise.all(apps.map((app) => directory.changed(app.clientId)));
   await bump();
-  return changed;
+  const result = await prisma.$transaction(work);
+  await bump();
+  return result;
 }

@@ -3,6 +3,7 @@
 // Sent Events) and posts each event to --forward-to with the body and Standard Webhooks headers the
 // console signed with the app's own secret: exactly what a real delivery sends. Nothing connects
 // to this machine, so no port is opened and no https or WEBHOOK_ALLOW_LOOPBACK_HTTP is needed.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { networkReason } from './console-client.ts';
 import { FailureError, NotSignedInError, UsageError } from './errors.ts';
@@ -87,15 +88,6 @@ function forwardTo(ctx: CommandContext): URL {
   return target;
 }
 
-const sleep = (ms: number, stop: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    stop.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-
 async function runListen(ctx: CommandContext) {
   const target = forwardTo(ctx);
   const clientId = ctx.args.client_id as string;
@@ -139,7 +131,8 @@ async function runListen(ctx: CommandContext) {
       failures++;
       const wait = Math.min(30, 2 ** (failures - 1));
       ctx.io.stderr.write(`Lost the console (${reasonOf(error)}): reconnecting in ${wait} s...\n`);
-      await sleep(wait * 1000, stop);
+      // Ctrl-C ends the wait at once (the loop then stops).
+      await sleep(wait * 1000, undefined, { signal: stop }).catch(() => {});
     }
   }
   ctx.io.stderr.write('Stopped.\n');

@@ -2,12 +2,13 @@
 // empty prefix, and the installed command, run from an empty directory with nothing but Node 24 and
 // the system on PATH, works against the real platform: register, login, an app, a token.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { runProcess } from '@devplat/test/process';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'devplat-package-'));
@@ -20,24 +21,12 @@ let platform: TestPlatform;
 const path = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
 
 /** Runs the installed devplat; asynchronously, as the platform answers from this very process. */
-function installed(args: string[], env: Record<string, string> = {}, input?: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(join(prefix, 'bin/devplat'), args, {
-      cwd: home,
-      env: { PATH: path, HOME: home, DEVPLAT_CONSOLE_URL: platform.console, DEVPLAT_BASE_URL: platform.base, ...env },
-      timeout: 60_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.stdin.end(input ?? '');
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function installed(args: string[], env: Record<string, string> = {}, input = '') {
+  return runProcess(join(prefix, 'bin/devplat'), args, {
+    cwd: home,
+    env: { PATH: path, HOME: home, DEVPLAT_CONSOLE_URL: platform.console, DEVPLAT_BASE_URL: platform.base, ...env },
+    input,
+  }).done;
 }
 
 before(async () => {

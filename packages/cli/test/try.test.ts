@@ -9,6 +9,7 @@ import { idFormats } from '@devplat/contract';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
+import { eventually } from '@devplat/test/webhook-receiver';
 import { developerShell, type RunningCli, scratchDir } from './cli.ts';
 
 let platform: TestPlatform;
@@ -153,7 +154,7 @@ describe('the browser', () => {
     );
     const printed = (await authorizationUrl(cli)).href;
     await cli.waitForStderr(/Opened your browser \(.*browser\.sh\) at this address/);
-    await waitUntil(() => browser.opened() !== null);
+    await eventually(() => browser.opened() !== null, 5_000);
     assert.equal(browser.opened(), printed, 'the browser got exactly the printed address');
     const back = await consentOverHttp(browser.opened() as string, player);
     await (await fetch(back)).text();
@@ -190,14 +191,6 @@ describe('the browser', () => {
     }
   });
 });
-
-async function waitUntil(done: () => boolean, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('refusals come out in words, exit 1', () => {
   test('the player declines', async () => {

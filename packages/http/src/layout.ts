@@ -1,4 +1,4 @@
-// The one layout and stylesheet of every site's pages (the player client, the console's web UI):
+// The one layout and stylesheet of every site's pages (the player client, the console's web UI, the docs):
 // plain HTML with labelled controls and no scripts. What differs between sites is data (a Site).
 import { type Html, type HtmlValue, html, trustedHtml } from './html.ts';
 
@@ -24,6 +24,7 @@ input:not([type=checkbox]),textarea{font-size:1rem;padding:.4rem;width:100%;box-
 button{font-size:1rem;padding:.45rem 1.1rem;margin:.8rem .5rem 0 0}table{border-collapse:collapse;width:100%}
 td,th{text-align:left;padding:.35rem;border-bottom:1px solid #eee;vertical-align:top}
 code,.secret,.id{font-family:monospace;word-break:break-all}.error{color:#a00}
+pre{background:#f5f5f5;padding:.8rem;overflow-x:auto}pre code{word-break:normal}
 .notice{background:#eef7ee;border-left:.3rem solid #2a7a2a;padding:.5rem 1rem}
 .secret-box{background:#fff6d6;padding:.8rem;border:1px solid #e0c050}
 .app{border:1px solid #ccc;border-radius:.4rem;padding:1rem;margin:1rem 0}.app h2{margin:0}

@@ -14,4 +14,4 @@ export { pairwiseSubject } from './pairwise.ts';
 export { replayDelivery } from './replay.ts';
 export { type AttemptOutcome, type SendSettings, sendWebhook, type WebhookMessage } from './sender.ts';
 export { sendTestWebhook } from './test-events.ts';
-export { webhookUrlProblem } from './url-rules.ts';
+export { isLocalWebhookUrl, webhookUrlProblem } from './url-rules.ts';

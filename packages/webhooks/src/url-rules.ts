@@ -24,6 +24,19 @@ function isLoopbackHost(host: string): boolean {
 }
 
 /**
+ * Whether a URL is refused for pointing at the developer's own machine, or for being plain http
+ * that only a loopback host may use: what `devplat listen --forward-to` takes instead. With
+ * loopback http allowed, a loopback URL is never refused for that (only, say, for a platform port).
+ */
+export function isLocalWebhookUrl(url: string, settings: WebhookUrlSettings): boolean {
+  if (!URL.canParse(url)) return false;
+  const { protocol, hostname } = new URL(url);
+  const loopback = isLoopbackHost(bareHost(hostname));
+  if (settings.allowLoopbackHttp) return protocol === 'http:' && !loopback;
+  return protocol === 'http:' || (protocol === 'https:' && loopback);
+}
+
+/**
  * Why a URL cannot be an app's webhook endpoint, or null: https with a host; plain http only to a
  * loopback host (127.0.0.0/8, [::1], localhost) and only when allowLoopbackHttp, and then not on a
  * port of the platform's own listeners (ownPorts); no credentials, no fragment; an IP-literal host

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { startWebhookReceiver } from '@devplat/test/webhook-receiver';
-import { addressKind, sendWebhook, webhookBody, webhookUrlProblem } from '../src/index.ts';
+import { addressKind, isLocalWebhookUrl, sendWebhook, webhookBody, webhookUrlProblem } from '../src/index.ts';
 
 const strict = { allowLoopbackHttp: false };
 const local = { allowLoopbackHttp: true };
@@ -88,6 +88,27 @@ describe('webhook URL rules', () => {
     // The setting opens loopback, nothing else.
     assert.match(webhookUrlProblem('https://10.0.0.1/hooks', local) ?? '', /private/);
     assert.match(webhookUrlProblem('https://[::ffff:10.0.0.1]/hooks', local) ?? '', /private/);
+  });
+});
+
+describe("the developer's own machine", () => {
+  test('refused as local: plain http or a loopback host; in loopback mode, plain http elsewhere only', () => {
+    const cases: [string, boolean, boolean][] = [
+      // url, local with loopback off, local with loopback http on
+      ['http://localhost:3000/hooks', true, false],
+      ['http://127.0.0.1:9000/x', true, false],
+      ['https://localhost/x', true, false],
+      ['https://[::1]:8443/x', true, false],
+      ['http://example.com/x', true, true],
+      ['https://example.com/hooks', false, false],
+      ['https://10.0.0.1/x', false, false],
+      ['ftp://localhost/x', false, false],
+      ['not a url', false, false],
+    ];
+    for (const [url, strictly, inLoopbackMode] of cases) {
+      assert.equal(isLocalWebhookUrl(url, strict), strictly, url);
+      assert.equal(isLocalWebhookUrl(url, local), inLoopbackMode, `${url} in loopback mode`);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { securityHeaders } from '@devplat/http';
 
 interface Served {
   body: Buffer;
@@ -42,14 +43,13 @@ function policyFor(html: string): string {
   ].join('; ');
 }
 
-function answer(response: ServerResponse, status: number, headers: Record<string, string>, body: Buffer | string) {
-  response.writeHead(status, {
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-cache',
-    ...headers,
-  });
+function answer(
+  response: ServerResponse,
+  status: number,
+  { policy = "default-src 'none'", ...headers }: Record<string, string> & { policy?: string },
+  body: Buffer | string,
+) {
+  response.writeHead(status, { ...securityHeaders(policy), 'Cache-Control': 'no-cache', ...headers });
   response.end(body);
 }
 
@@ -93,7 +93,7 @@ export function docsHandler(dir: string) {
       answer(response, 404, { 'Content-Type': 'text/plain; charset=utf-8' }, text);
       return;
     }
-    const headers = { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': served.policy };
+    const headers = { 'Content-Type': 'text/html; charset=utf-8', policy: served.policy };
     answer(response, 200, headers, request.method === 'HEAD' ? '' : served.body);
   };
 }

@@ -7,6 +7,7 @@
 // feed resumes there. So a console draining for a restart waits for no stream longer than that,
 // and a revoked session or a disabled account is noticed at the next reconnection.
 import { PassThrough } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@devplat/http';
 import type { EventFeed } from '@devplat/webhooks';
 import type { Context } from 'koa';
@@ -19,8 +20,6 @@ export interface StreamTiming {
 }
 
 export const streamTiming: StreamTiming = { pollMs: 500, lifetimeMs: 15_000 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Streams the feed into the answer until its lifetime ends or the client leaves; `listening` is

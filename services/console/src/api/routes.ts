@@ -82,7 +82,7 @@ export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router 
     {
       GET: async (ctx) => answer(ctx, 200, appView(await apps.find(who(ctx).account.id, ctx.params.clientId))),
       PATCH: async (ctx) =>
-        answer(ctx, 200, appView(await apps.edit(actor(ctx), ctx.params.clientId, await readJson(ctx)))),
+        answer(ctx, 200, appView((await apps.edit(actor(ctx), ctx.params.clientId, await readJson(ctx))).app)),
       DELETE: async (ctx) => answer(ctx, 200, appView(await apps.delete(actor(ctx), ctx.params.clientId))),
     },
     signedIn,

@@ -22,6 +22,7 @@ import {
   type EventFeed,
   endConsents,
   eventFeed,
+  isLocalWebhookUrl,
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
@@ -95,11 +96,7 @@ function changedMembers(before: App, after: App) {
   );
 }
 
-/** A webhook URL refused for being plain http or on a loopback host: the developer's own machine. */
-const onThisMachine = (url: string, problem: string) =>
-  (problem === 'must use https' && url.startsWith('http:')) || problem.includes('loopback');
-
-/** What to do instead, in the refusal of such a URL. */
+/** What to do instead, in the refusal of a URL on the developer's own machine. */
 const listenHint = (url: string) =>
   ` (to receive events on your own machine, run: devplat listen <client_id> --forward-to ${url})`;
 
@@ -132,7 +129,7 @@ export function developerApps(
     if (value === undefined || value === null || value === '') return null;
     if (typeof value !== 'string') refuse('webhook_url must be a string or null.');
     const problem = webhookUrlProblem(value, webhooks);
-    if (problem) refuse(`webhook_url ${problem}${onThisMachine(value, problem) ? listenHint(value) : ''}.`);
+    if (problem) refuse(`webhook_url ${problem}${isLocalWebhookUrl(value, webhooks) ? listenHint(value) : ''}.`);
     return value;
   };
 
@@ -169,7 +166,12 @@ export function developerApps(
      * their tokens stop on the next call and the player is asked again; app tokens already issued
      * keep a removed app scope until they expire. Events already queued keep their webhook URL.
      */
-    async edit(actor: Actor, clientId: string, input: unknown): Promise<AppWithSecrets> {
+    /** Resolves with the app as edited and the scopes the edit removed. */
+    async edit(
+      actor: Actor,
+      clientId: string,
+      input: unknown,
+    ): Promise<{ app: AppWithSecrets; removedScopes: string[] }> {
       const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
       if (Object.keys(body).length === 0) {
         refuse('Name at least one of name, redirect_uris, scopes, webhook_url (null removes the webhook URL).');
@@ -181,10 +183,11 @@ export function developerApps(
         ...('webhook_url' in body && { webhookUrl: checkedWebhookUrl(body.webhook_url) }),
       };
       const app = await find(actor.accountId, clientId);
-      return ruled(() =>
+      let removedScopes: string[] = [];
+      const edited = await ruled(() =>
         editApp(prisma, directory, app.id, { ...changes, reservedHosts }, async (tx, { before, after }) => {
-          const removed = before.scopes.filter((scope) => !after.scopes.includes(scope));
-          const removedUserScopes = removed.filter((scope) => (userScopes as readonly string[]).includes(scope));
+          removedScopes = before.scopes.filter((scope) => !after.scopes.includes(scope));
+          const removedUserScopes = removedScopes.filter((scope) => (userScopes as readonly string[]).includes(scope));
           const ended = removedUserScopes.length
             ? await endConsentsOf(tx, { appId: app.id, scopes: { hasSome: removedUserScopes } }, 'scope_removed')
             : 0;
@@ -192,6 +195,7 @@ export function developerApps(
           await audit(tx, actor, 'app.edit', { type: 'app', id: app.id }, details);
         }),
       );
+      return { app: edited, removedScopes };
     },
 
     async rotateSecret(actor: Actor, clientId: string) {

@@ -238,16 +238,14 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
       const clientId = ctx.params.clientId as string;
       const values = appFormValues(ctx);
       try {
-        const before = appView(await apps.find(who(ctx).account.id, clientId));
-        const edited = await apps.edit(actor(ctx), clientId, {
+        const { app, removedScopes } = await apps.edit(actor(ctx), clientId, {
           name: values.name,
           redirect_uris: uriLines(values),
           scopes: values.scopes,
         });
-        const removed = before.scopes.filter((scope) => !edited.scopes.includes(scope));
-        const notice = removed.length
-          ? `Saved ${edited.name}. Removed ${removed.join(', ')}: consents that held a removed user scope have ended.`
-          : `Saved ${edited.name}.`;
+        const notice = removedScopes.length
+          ? `Saved ${app.name}. Removed ${removedScopes.join(', ')}: consents that held a removed user scope have ended.`
+          : `Saved ${app.name}.`;
         await done(ctx, `/apps/${clientId}`, notice);
       } catch (error) {
         const { status, reason } = refused(ctx, error);
