@@ -1,6 +1,7 @@
 // Fills in infra/gateway/nginx.conf.template: where the gateway listens, under which host names,
 // and which replicas stand behind each upstream.
 import { readFileSync } from 'node:fs';
+import { apiSiteRefusals, headerBuffers, oauthLocationRefusals, pageSiteRefusals, pageSites } from './refusals.ts';
 
 export interface Site {
   /** nginx listen addresses: `127.0.0.1:8080`, `443`, `[::]:443`. */
@@ -68,6 +69,7 @@ export function renderGatewayConfig(options: GatewayOptions): string {
       ])
     : '';
   const consoleSite = options.console;
+  const consoleRefusals = indent(4, pageSiteRefusals(pageSites.console));
   const internal = options.internal ?? null;
   const values: Record<string, string> = {
     WORKER_PROCESSES: String(options.workerProcesses ?? 'auto'),
@@ -81,6 +83,10 @@ export function renderGatewayConfig(options: GatewayOptions): string {
     PLAYER_CLIENT_LISTEN: listen(options.playerClient),
     PLAYER_CLIENT_HOST: options.playerClient.host,
     TLS: tlsLines,
+    HEADER_BUFFERS: headerBuffers,
+    API_REFUSALS: indent(4, apiSiteRefusals()),
+    OAUTH_REFUSALS: indent(6, oauthLocationRefusals()),
+    PAGE_REFUSALS: indent(4, pageSiteRefusals(pageSites.playerClient)),
     CONSOLE_UPSTREAM: consoleSite ? `  upstream devplat_console {\n${servers(consoleSite.servers)}\n  }\n` : '',
     CONSOLE_SERVER: consoleSite
       ? [
@@ -90,6 +96,7 @@ export function renderGatewayConfig(options: GatewayOptions): string {
           listen(consoleSite),
           `    server_name ${consoleSite.host};`,
           tlsLines,
+          consoleRefusals,
           '    location / {',
           '      proxy_pass http://devplat_console;',
           '    }',

@@ -32,6 +32,13 @@ import { type IService, Service } from 'kubernetes-models/v1/Service';
 import pg from 'pg';
 import { request } from 'undici';
 import { parseAllDocuments } from 'yaml';
+import {
+  apiSiteRefusals,
+  headerBuffers,
+  oauthLocationRefusals,
+  pageSiteRefusals,
+  pageSites,
+} from '../../infra/gateway/refusals.ts';
 
 const kubernetesDir = join(repoRoot, 'infra/kubernetes');
 const overlays = ['sandbox', 'production'] as const;
@@ -542,52 +549,56 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
     }
   });
 
-  test('the Ingress routes like the gateway, with TLS, and never to the internal JWKS or a management port', () => {
+  test('the Ingresses route like the gateway, with TLS, and never to the internal JWKS or a management port', () => {
     for (const overlay of overlays) {
       const objects = objectsOf(overlay);
-      const ingresses = ofKind<IIngress>(objects, 'Ingress');
-      assert.equal(ingresses.length, 1, overlay);
-      const ingress = ingresses[0] as IIngress;
-      assert.equal(ingress.spec?.ingressClassName, 'nginx');
       const env = containerEnv(objects, workload(objects, 'auth').container);
       const host = (setting: string) => new URL(env.get(setting) ?? '').hostname;
-      const routes = (ingress.spec?.rules ?? []).map((rule) => ({
-        host: rule.host,
-        paths: (rule.http?.paths ?? []).map((p) => {
-          const backend = p.backend.service;
-          assert.ok(backend, `${overlay}: ${rule.host}${p.path} goes to a Service`);
-          const target = serviceTarget(objects, backend.name, {
-            name: backend.port?.name,
-            number: backend.port?.number,
-          });
-          return `${p.pathType} ${p.path} → ${target.workload.name}:${target.containerPort.name}`;
-        }),
-      }));
-      const expected = [
-        {
-          host: host('BASE_URL'),
-          paths: [
+      const routes = new Map<string, string[]>();
+      for (const ingress of ofKind<IIngress>(objects, 'Ingress')) {
+        const where = `${overlay}: Ingress ${ingress.metadata?.name}`;
+        assert.equal(ingress.spec?.ingressClassName, 'nginx', where);
+        assert.equal(ingress.spec?.defaultBackend, undefined, `${where}: no default backend`);
+        const hosts = (ingress.spec?.rules ?? []).map((rule) => rule.host ?? '');
+        assert.ok(
+          (ingress.spec?.tls ?? []).every((t) => t.secretName),
+          `${where}: every TLS entry names its certificate's Secret`,
+        );
+        assert.deepEqual(
+          (ingress.spec?.tls ?? []).flatMap((t) => t.hosts ?? []).sort(),
+          [...hosts].sort(),
+          `${where}: TLS for its hosts`,
+        );
+        for (const rule of ingress.spec?.rules ?? []) {
+          for (const p of rule.http?.paths ?? []) {
+            const backend = p.backend.service;
+            assert.ok(backend, `${where}: ${rule.host}${p.path} goes to a Service`);
+            const target = serviceTarget(objects, backend.name, {
+              name: backend.port?.name,
+              number: backend.port?.number,
+            });
+            const route = `${p.pathType} ${p.path} → ${target.workload.name}:${target.containerPort.name}`;
+            const list = routes.get(rule.host ?? '') ?? [];
+            assert.ok(!list.includes(route), `${where}: ${rule.host} ${route} is routed once`);
+            routes.set(rule.host ?? '', [...list, route]);
+          }
+        }
+      }
+      const expected = new Map<string, string[]>([
+        [
+          host('BASE_URL'),
+          [
             'Prefix /developer/v1/oauth/ → auth:http',
             'Prefix /developer/v1/.well-known/ → auth:http',
             'Exact /.well-known/oauth-authorization-server/developer/v1 → auth:http',
             'Prefix / → api:http',
           ],
-        },
-        { host: host('PLAYER_CLIENT_URL'), paths: ['Prefix / → auth:player-client'] },
-        ...(overlay === 'sandbox' ? [{ host: host('CONSOLE_URL'), paths: ['Prefix / → console:http'] }] : []),
-      ];
-      assert.deepEqual(routes, expected, overlay);
-      const tls = ingress.spec?.tls ?? [];
-      assert.ok(
-        tls.every((t) => t.secretName),
-        `${overlay}: every TLS entry names its certificate's Secret`,
-      );
-      assert.deepEqual(
-        tls.flatMap((t) => t.hosts ?? []).sort(),
-        expected.map((r) => r.host).sort(),
-        `${overlay}: TLS for every host`,
-      );
-      assert.equal(ingress.spec?.defaultBackend, undefined, `${overlay}: no default backend`);
+        ],
+        [host('PLAYER_CLIENT_URL'), ['Prefix / → auth:player-client']],
+        ...(overlay === 'sandbox' ? [[host('CONSOLE_URL'), ['Prefix / → console:http']] as [string, string[]]] : []),
+      ]);
+      const sorted = (map: Map<string, string[]>) => [...map].map(([h, paths]) => [h, [...paths].sort()]).sort();
+      assert.deepEqual(sorted(routes), sorted(expected), overlay);
       // Each public listener behind a route is the one its setting opens, on a port the process listens on.
       for (const [backend, setting] of [
         ['auth', 'PORT'],
@@ -610,8 +621,103 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       });
       assert.equal(internal.service.metadata?.name, 'auth-internal');
       assert.equal(String(internal.containerPort.number), env.get('AUTH_INTERNAL_PORT'));
-      assert.ok(!routes.some((r) => r.paths.some((p) => /:(internal|management)$/.test(p))), overlay);
+      assert.ok(![...routes.values()].some((paths) => paths.some((p) => /:(internal|management)$/.test(p))), overlay);
     }
+  });
+
+  test("each Ingress refuses as the gateway does: refusals.ts's snippets, the gateway's body limit and retries; the controller's header buffers", () => {
+    const gateway = source('infra/gateway/nginx.conf.template');
+    const bodyLimit = /^\s*client_max_body_size (\S+);/m.exec(gateway)?.[1];
+    assert.ok(bodyLimit, 'the gateway sets client_max_body_size');
+    // The gateway's location that takes oauthLocationRefusals().
+    const oauthPath = /location (\S+) \{\n\{\{OAUTH_REFUSALS\}\}/.exec(gateway)?.[1];
+    assert.ok(oauthPath, 'the gateway has an OAuth location');
+    const annotation = (ingress: IIngress, name: string) =>
+      ingress.metadata?.annotations?.[`nginx.ingress.kubernetes.io/${name}`];
+    // Line by line, ignoring indentation and blank lines (YAML and the template indent differently).
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+    const sameLines = (where: string, actual: string | undefined, expected: string[], from: string) => {
+      const want = lines(expected.join('\n'));
+      const have = lines(actual ?? '');
+      const at = want.findIndex((line, i) => have[i] !== line);
+      assert.ok(
+        at === -1 && have.length === want.length,
+        `${where} is not refusals.ts's ${from} (line ${(at === -1 ? want.length : at) + 1}: ` +
+          `${JSON.stringify(have[at === -1 ? want.length : at])}, expected ` +
+          `${JSON.stringify(want[at])}). Print its lines with: node --input-type=module -e ` +
+          `"import * as r from './infra/gateway/refusals.ts'; console.log(r.${from.replaceAll('pageSites.', 'r.pageSites.')}.join('\\n'))"`,
+      );
+    };
+    for (const overlay of overlays) {
+      const objects = objectsOf(overlay);
+      const env = containerEnv(objects, workload(objects, 'auth').container);
+      const host = (setting: string) => new URL(env.get(setting) ?? '').hostname;
+      const siteRefusals = new Map<string, { from: string; lines: string[] }>([
+        [host('BASE_URL'), { from: 'apiSiteRefusals()', lines: apiSiteRefusals() }],
+        [
+          host('PLAYER_CLIENT_URL'),
+          { from: 'pageSiteRefusals(pageSites.playerClient)', lines: pageSiteRefusals(pageSites.playerClient) },
+        ],
+        [
+          host('CONSOLE_URL'),
+          { from: 'pageSiteRefusals(pageSites.console)', lines: pageSiteRefusals(pageSites.console) },
+        ],
+      ]);
+      const serverSnippets = new Map<string, string[]>();
+      for (const ingress of ofKind<IIngress>(objects, 'Ingress')) {
+        const where = `${overlay}: Ingress ${ingress.metadata?.name}`;
+        // ingress-nginx applies an Ingress's annotations to every host and path of it.
+        const rules = ingress.spec?.rules ?? [];
+        assert.equal(rules.length, 1, `${where}: one host`);
+        const served = rules[0]?.host ?? '';
+        const paths = (rules[0]?.http?.paths ?? []).map((p) => p.path);
+        assert.equal(annotation(ingress, 'proxy-body-size'), bodyLimit, `${where}: the gateway's client_max_body_size`);
+        assert.equal(annotation(ingress, 'ssl-redirect'), 'true', where);
+        // Retried on the next pod with its POSTs where the gateway does so: auth's POSTs alone.
+        const postsRetried: boolean = paths.includes(oauthPath) || served === host('PLAYER_CLIENT_URL');
+        assert.equal(
+          annotation(ingress, 'proxy-next-upstream'),
+          postsRetried ? 'error timeout non_idempotent' : 'error timeout',
+          `${where}: proxy-next-upstream`,
+        );
+        const site = siteRefusals.get(served);
+        assert.ok(site, `${where}: ${served} is a public host`);
+        const server = annotation(ingress, 'server-snippet');
+        if (server !== undefined) {
+          serverSnippets.set(served, [...(serverSnippets.get(served) ?? []), ingress.metadata?.name ?? '']);
+          sameLines(`${where}'s server-snippet`, server, site.lines, site.from);
+        }
+        const location = annotation(ingress, 'configuration-snippet');
+        if (paths.includes(oauthPath)) {
+          assert.equal(served, host('BASE_URL'), `${where}: ${oauthPath} on the API host`);
+          assert.deepEqual(paths, [oauthPath], `${where}: its configuration-snippet is for ${oauthPath} alone`);
+          sameLines(`${where}'s configuration-snippet`, location, oauthLocationRefusals(), 'oauthLocationRefusals()');
+        } else {
+          assert.equal(location, undefined, `${where}: no configuration-snippet (the server's refusals hold)`);
+        }
+      }
+      // ingress-nginx keeps one server-snippet per host (its docs: "only once per host").
+      assert.deepEqual(
+        [...serverSnippets].map(([h, names]) => [h, names.length]).sort(),
+        [...new Set(ofKind<IIngress>(objects, 'Ingress').map((i) => i.spec?.rules?.[0]?.host ?? ''))]
+          .map((h) => [h, 1])
+          .sort(),
+        `${overlay}: each host's server-snippet on exactly one of its Ingresses`,
+      );
+    }
+    // The controller's own settings (not in the overlays: the controller is installed separately).
+    const [controller, ...rest] = parseAllDocuments(
+      readFileSync(join(kubernetesDir, 'ingress-nginx/controller-config.yaml'), 'utf8'),
+    ).map((d) => d.toJS() as IConfigMap);
+    assert.ok(controller && rest.length === 0, 'ingress-nginx/controller-config.yaml is one ConfigMap');
+    assert.doesNotThrow(() => new ConfigMap(controller).validate());
+    assert.equal(controller.data?.['large-client-header-buffers'], headerBuffers, "the gateway's header buffers");
+    assert.equal(controller.data?.['allow-snippet-annotations'], 'true', 'the controller takes snippets');
+    assert.equal(controller.data?.['annotations-risk-level'], 'Critical', 'snippets are Critical annotations');
   });
 
   test('NetworkPolicies deny ingress by default; only the ingress controller reaches public ports, api pods the internal JWKS, monitoring the management ports', () => {
@@ -844,7 +950,7 @@ function residentMemory(pid: number | undefined): number {
 
 describe('Kubernetes manifests against the code', { skip }, () => {
   for (const overlay of overlays) {
-    test(`${overlay}: the migrate Job, then every Deployment run as the manifests say, answer /livez and /readyz 200 on their management ports, route as the Ingress says, and drain to exit 0`, {
+    test(`${overlay}: the migrate Job, then every Deployment run as the manifests say, answer /livez and /readyz 200 on their management ports, route as the Ingresses say, and drain to exit 0`, {
       timeout: 120_000,
     }, async (t) => {
       const objects = render(overlay);
@@ -929,19 +1035,21 @@ describe('Kubernetes manifests against the code', { skip }, () => {
         assert.ok(memory < bytes(container.resources?.requests?.memory), `${where}: starts within its memory request`);
       }
 
-      // Requests as the Ingress sends them: its backend Service, to the process behind it.
+      // Requests as the Ingresses send them: the backend Service, to the process behind it.
       const settings = Object.fromEntries(containerEnv(objects, workload(objects, 'auth').container));
-      const ingress = ofKind<IIngress>(objects, 'Ingress')[0] as IIngress;
+      const ingressPaths = ofKind<IIngress>(objects, 'Ingress').flatMap((i) =>
+        (i.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((path) => ({ host: r.host, path }))),
+      );
       const through = async (url: string) => {
         const { host, pathname } = new URL(url);
-        const rule = ingress.spec?.rules?.find((r) => r.host === host);
-        const matches = (rule?.http?.paths ?? []).filter((p) =>
+        const paths = ingressPaths.filter((p) => p.host === host).map((p) => p.path);
+        const matches = paths.filter((p) =>
           p.pathType === 'Exact'
             ? pathname === p.path
             : `${pathname}/`.startsWith(p.path?.endsWith('/') ? (p.path as string) : `${p.path}/`),
         );
         const route = matches.sort((a, b) => (b.path?.length ?? 0) - (a.path?.length ?? 0))[0];
-        assert.ok(route?.backend.service, `${overlay}: the Ingress routes ${url}`);
+        assert.ok(route?.backend.service, `${overlay}: an Ingress routes ${url}`);
         const target = serviceTarget(objects, route.backend.service.name, {
           name: route.backend.service.port?.name,
           number: route.backend.service.port?.number,

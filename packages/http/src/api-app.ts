@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { apiEnvelope } from './envelope.ts';
-import { type ForwardedTrust, forwardedTrust } from './forwarded.ts';
+import { type ForwardedTrust, forwardedTrust, trustedPeer } from './forwarded.ts';
 import type { Logger } from './logger.ts';
 import type { RequestObserver } from './request-metrics.ts';
 import { notFound } from './routes.ts';
@@ -20,6 +20,11 @@ export interface ApiAppOptions {
   forwarded?: ForwardedTrust;
   /** Records each answered request (metrics). */
   observe?: RequestObserver;
+  /**
+   * TRUSTED_PROXIES for the gateway's X-Request-ID alone (default: forwarded's): an API that
+   * believes no X-Forwarded-* still logs under the gateway's id.
+   */
+  requestIdsFrom?: readonly string[] | null;
 }
 
 /**
@@ -29,14 +34,21 @@ export interface ApiAppOptions {
  * every call of every API, the benchmarked hot routes included: prefer growing the envelope.
  */
 export function apiApp(
-  { logger, maxBodyBytes, keys, forwarded = { secure: false }, observe }: ApiAppOptions,
+  {
+    logger,
+    maxBodyBytes,
+    keys,
+    forwarded = { secure: false },
+    observe,
+    requestIdsFrom = forwarded.trustedProxies ?? null,
+  }: ApiAppOptions,
   ...routes: (Router | Middleware)[]
 ): Koa {
   const { proxy, guard } = forwardedTrust(forwarded);
   const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
   if (guard) app.use(guard);
-  app.use(apiEnvelope(logger, { maxBodyBytes, observe }));
+  app.use(apiEnvelope(logger, { maxBodyBytes, observe, trustedPeer: trustedPeer(requestIdsFrom) }));
   for (const route of routes) app.use(typeof route === 'function' ? route : route.routes());
   app.use(notFound());
   return app;

@@ -2,7 +2,8 @@
 // on every call and each Koa layer costs a hot route a few percent of its throughput (measured).
 import type { Context, Middleware } from 'koa';
 import { toProblem } from './errors.ts';
-import { commonHeaderList, newRequestId, setCommonHeaders } from './headers.ts';
+import type { TrustedPeer } from './forwarded.ts';
+import { commonHeaderList, requestIdOf, setCommonHeaders } from './headers.ts';
 import { type Logger, logRequest } from './logger.ts';
 import { ProblemError, sendProblem } from './problem.ts';
 import type { RequestObserver } from './request-metrics.ts';
@@ -55,6 +56,8 @@ export interface EnvelopeOptions {
   maxBodyBytes?: number;
   /** Records each answered request (metrics). */
   observe?: RequestObserver;
+  /** Whose X-Request-ID to take: the trusted gateway's (forwarded.ts trustedPeer). */
+  trustedPeer?: TrustedPeer;
 }
 
 /**
@@ -63,12 +66,15 @@ export interface EnvelopeOptions {
  * answers written in one go, (with maxBodyBytes) a body limit and (with observe) the request's
  * metrics: as one middleware.
  */
-export function apiEnvelope(logger: Logger, { maxBodyBytes = Infinity, observe }: EnvelopeOptions = {}): Middleware {
+export function apiEnvelope(
+  logger: Logger,
+  { maxBodyBytes = Infinity, observe, trustedPeer = null }: EnvelopeOptions = {},
+): Middleware {
   const logging = logger.isLevelEnabled('info');
   const timing = logging || observe !== undefined;
   return async (ctx, next) => {
     const started = timing ? performance.now() : 0;
-    const requestId = newRequestId();
+    const requestId = requestIdOf(ctx.req, trustedPeer);
     ctx.state.requestId = requestId;
     try {
       if (Number(ctx.get('Content-Length') || 0) > maxBodyBytes) throw payloadTooLarge(maxBodyBytes);

@@ -12,15 +12,11 @@ export interface ForwardedTrust {
 
 const forwardedHeaders = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'];
 
-/**
- * Koa's proxy flag for an app and, with a list of trusted proxies, the app's first middleware:
- * it drops X-Forwarded-* from every other peer, so Koa reads the socket's address and scheme.
- */
-export function forwardedTrust({ secure, trustedProxies = null }: ForwardedTrust): {
-  proxy: boolean;
-  guard: Middleware | null;
-} {
-  if (trustedProxies === null) return { proxy: secure, guard: null };
+/** Whether a socket's peer is one of TRUSTED_PROXIES; null when none is configured. */
+export type TrustedPeer = ((peer: string | undefined) => boolean) | null;
+
+export function trustedPeer(trustedProxies: readonly string[] | null): TrustedPeer {
+  if (trustedProxies === null) return null;
   const trusted = new BlockList();
   for (const entry of trustedProxies) {
     const [address = '', bits] = entry.split('/');
@@ -28,13 +24,28 @@ export function forwardedTrust({ secure, trustedProxies = null }: ForwardedTrust
     if (bits === undefined) trusted.addAddress(address, family);
     else trusted.addSubnet(address, Number(bits), family);
   }
+  return (peer) => isTrusted(trusted, peer);
+}
+
+/**
+ * Koa's proxy flag for an app and, with a list of trusted proxies, the app's first middleware:
+ * it drops X-Forwarded-* from every other peer, so Koa reads the socket's address and scheme.
+ * `peer` tells whether a socket's peer is trusted (for the gateway's X-Request-ID).
+ */
+export function forwardedTrust({ secure, trustedProxies = null }: ForwardedTrust): {
+  proxy: boolean;
+  guard: Middleware | null;
+  peer: TrustedPeer;
+} {
+  const peer = trustedPeer(trustedProxies);
+  if (peer === null) return { proxy: secure, guard: null, peer };
   const guard: Middleware = (ctx, next) => {
-    if (!isTrusted(trusted, ctx.req.socket.remoteAddress)) {
+    if (!peer(ctx.req.socket.remoteAddress)) {
       for (const name of forwardedHeaders) delete ctx.req.headers[name];
     }
     return next();
   };
-  return { proxy: true, guard };
+  return { proxy: true, guard, peer };
 }
 
 function isTrusted(trusted: BlockList, peer: string | undefined): boolean {

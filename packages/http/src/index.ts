@@ -12,6 +12,7 @@ export * from './logger.ts';
 export * from './management.ts';
 export * from './pages.ts';
 export * from './problem.ts';
+export * from './refusal-pages.ts';
 export * from './request-metrics.ts';
 export * from './routes.ts';
 export * from './security-headers.ts';

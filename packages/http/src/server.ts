@@ -2,7 +2,10 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { apiVersion } from '@devplat/contract';
 import { newRequestId } from './headers.ts';
+import type { Site } from './layout.ts';
 import { buildProblem, problemContentType } from './problem.ts';
+import { refusalPageHtml } from './refusal-pages.ts';
+import { pageHeaders } from './security-headers.ts';
 
 export interface RunningServer {
   server: Server;
@@ -28,40 +31,58 @@ export interface Drained {
 }
 
 // Requests Node rejects before any middleware runs (oversized headers, broken HTTP, a request
-// that never finishes) still get a Problem with the common headers, never a bare status line.
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const requestId = newRequestId();
-  const [code, detail, status] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? ([
-          'HEADERS_TOO_LARGE',
-          'The request headers are larger than 16 KiB.',
-          '431 Request Header Fields Too Large',
-        ] as const)
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? (['REQUEST_TIMEOUT', 'The request did not arrive in time.', '408 Request Timeout'] as const)
-        : (['MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.', '400 Bad Request'] as const);
-  const body = JSON.stringify(buildProblem(code, detail, `urn:developer-platform:request:${requestId}`, requestId));
-  socket.end(
-    [
-      `HTTP/1.1 ${status}`,
-      `Content-Type: ${problemContentType}`,
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `X-Request-ID: ${requestId}`,
-      `X-Service-API-Version: ${apiVersion}`,
-      'Cache-Control: no-store',
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'),
-  );
+// that never finishes) still get a Problem with the common headers, never a bare status line; on a
+// page site (`pages`), its HTML page.
+function clientErrorAnswer(pages: Site | null) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const requestId = newRequestId();
+    const [code, detail, status] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? ([
+            'HEADERS_TOO_LARGE',
+            'The request headers are larger than 16 KiB.',
+            '431 Request Header Fields Too Large',
+          ] as const)
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? (['REQUEST_TIMEOUT', 'The request did not arrive in time.', '408 Request Timeout'] as const)
+          : (['MALFORMED_REQUEST', 'The request is not valid HTTP/1.1.', '400 Bad Request'] as const);
+    const [type, body, headers] = pages
+      ? [
+          'text/html; charset=utf-8',
+          refusalPageHtml(pages, 'That did not work', detail),
+          Object.entries(pageHeaders(true)).map(([name, value]) => `${name}: ${value}`),
+        ]
+      : [
+          problemContentType,
+          JSON.stringify(buildProblem(code, detail, `urn:developer-platform:request:${requestId}`, requestId)),
+          [`X-Service-API-Version: ${apiVersion}`, 'Cache-Control: no-store'],
+        ];
+    socket.end(
+      [
+        `HTTP/1.1 ${status}`,
+        `Content-Type: ${type}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        `X-Request-ID: ${requestId}`,
+        ...headers,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
+  };
 }
 
-export function listen(listener: RequestListener, host: string, port: number): Promise<RunningServer> {
+/** Listens on host:port; `pages` names the page site it serves (its refusals are then pages). */
+export function listen(
+  listener: RequestListener,
+  host: string,
+  port: number,
+  pages: Site | null = null,
+): Promise<RunningServer> {
   const server = createServer({
     requestTimeout: 30_000,
     headersTimeout: 10_000,
@@ -87,7 +108,7 @@ export function listen(listener: RequestListener, host: string, port: number): P
     });
   });
   server.on('request', listener);
-  server.on('clientError', answerClientError);
+  server.on('clientError', clientErrorAnswer(pages));
   const drain = (timeoutMs: number) =>
     new Promise<Drained>((done) => {
       draining = true;

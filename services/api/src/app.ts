@@ -49,5 +49,5 @@ export function buildApiApp({
   }
   featureDisabled(router, disabledAreas);
   const observe = metrics && requestObserver(metrics, 'api');
-  return apiApp({ logger, maxBodyBytes: 16 * 1024, observe }, router);
+  return apiApp({ logger, maxBodyBytes: 16 * 1024, observe, requestIdsFrom: config.trustedProxies }, router);
 }

@@ -15,7 +15,7 @@ import { authorizationServerMetadata } from './metadata.ts';
 import { contractOAuthAnswers } from './oauth-answers.ts';
 import { buildPlayerClientApp } from './player/app.ts';
 import { createProvider } from './provider.ts';
-import { revokeJwtAccessTokens } from './revocation.ts';
+import { emptyRevocationAnswer, revokeJwtAccessTokens } from './revocation.ts';
 
 export interface AuthDependencies {
   config: Config;
@@ -74,7 +74,13 @@ function buildTokenApp(
   const router = new Router({ strict: true, sensitive: true });
   operation(router, `${wirePrefix}/oauth/token`, { POST: [...on, oauthAnswers, toProvider] });
   operation(router, `${wirePrefix}/oauth/revoke`, {
-    POST: [...on, oauthAnswers, revokeJwtAccessTokens(config, secrets, prisma, provider), toProvider],
+    POST: [
+      ...on,
+      emptyRevocationAnswer,
+      oauthAnswers,
+      revokeJwtAccessTokens(config, secrets, prisma, provider),
+      toProvider,
+    ],
   });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });

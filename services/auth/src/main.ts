@@ -2,7 +2,7 @@
 // REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
 // /.well-known/oauth-authorization-server/developer/v1 here.
 import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, pageSites, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
@@ -38,6 +38,7 @@ const playerServer = await listen(
   withTracing(service.playerClient, tracing).callback(),
   listenHost(config, config.playerClientUrl),
   config.ports.playerClient,
+  pageSites.playerClient,
 );
 const internalServer = await listen(
   withTracing(service.internal, tracing).callback(),

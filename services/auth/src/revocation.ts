@@ -10,6 +10,19 @@ import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { publicJwks } from './internal.ts';
 
+/**
+ * RFC 7009's success is a 200 with an empty body. Whatever wrote it (the provider for a refresh
+ * token, revokeJwtAccessTokens after the provider's JSON refusal), it leaves with no Content-Type
+ * and Content-Length: 0: an empty body labelled JSON breaks clients that parse every JSON answer.
+ */
+export const emptyRevocationAnswer: Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.status !== 200) return;
+  ctx.remove('Content-Type'); // first: Koa turns a null body of a JSON answer into 'null'
+  ctx.body = null;
+  ctx.status = 200;
+};
+
 export function revokeJwtAccessTokens(
   config: Config,
   secrets: Secrets,

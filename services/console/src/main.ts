@@ -3,7 +3,7 @@
 // PAIRWISE_SECRET (an app deleted or losing a user scope ends consents, and their consent.revoked
 // events name each player by the app's pairwise subject); never the signing or cookie keys.
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, pageSites } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
@@ -35,7 +35,12 @@ const app = buildConsoleApp({
   metrics,
   tracing,
 });
-const server = await listen(app.callback(), listenHost(config, config.consoleUrl), config.ports.console);
+const server = await listen(
+  app.callback(),
+  listenHost(config, config.consoleUrl),
+  config.ports.console,
+  pageSites.console,
+);
 const service = await openService({
   name: 'console',
   config,
