@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { DependencyUnavailableError } from '@devplat/errors';
 import type { Logger } from './logger.ts';
 import { ProblemError } from './problem.ts';
@@ -5,12 +6,40 @@ import { ProblemError } from './problem.ts';
 export { DependencyUnavailableError };
 
 /**
- * The Problem an error answers as, failing closed. ProblemErrors stand as they are; Koa's own HTTP
- * errors keep their status with a generic detail; backing-store failures answer 503; anything else
+ * The status a request whose client went away before its body arrived is logged and counted with:
+ * nginx's 499 "client closed request". No client ever reads it; it keeps such requests out of the
+ * 5xx (our failures) and apart from the 400s (answers a client did get).
+ */
+export const clientClosedRequest = 499;
+
+/** The client ended the connection before the request's body arrived whole (readBody throws it). */
+export class RequestAbortedError extends Error {
+  constructor() {
+    super('the client closed the connection before the request body arrived');
+    this.name = 'RequestAbortedError';
+  }
+}
+
+/**
+ * Whether the connection ended before the request arrived whole, the body unread or half read. Node
+ * then aborts the request with ECONNRESET, whether the client closed the connection, reset it, or
+ * sent bytes its parser refused (a malformed chunk: server.ts answers that one 400 itself).
+ */
+export function requestCutOff(req: IncomingMessage): boolean {
+  return !req.complete && (req.errored as NodeJS.ErrnoException | null)?.code === 'ECONNRESET';
+}
+
+/**
+ * The Problem an error answers as, failing closed. ProblemErrors stand as they are; a body its
+ * client cut off answers 400, unlogged (the request's line says 499); Koa's own HTTP errors keep
+ * their status with a generic detail; backing-store failures answer 503; anything else
  * is a 500 whose detail says nothing about the cause. The cause of a 500 or 503 goes to the log only.
  */
 export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (error instanceof RequestAbortedError) {
+    return new ProblemError('MALFORMED_REQUEST', 'The request body did not arrive whole.');
+  }
   const status = (error as { status?: unknown; expose?: unknown })?.status;
   if (typeof status === 'number' && status === 413) {
     return new ProblemError('PAYLOAD_TOO_LARGE', 'The request body is larger than this endpoint accepts.');

@@ -1,5 +1,6 @@
 import { parse } from 'node:querystring';
 import type { Context } from 'koa';
+import { RequestAbortedError, requestCutOff } from './errors.ts';
 import { ProblemError } from './problem.ts';
 
 /**
@@ -30,16 +31,23 @@ export async function readFormWithLists(
   return form;
 }
 
-/** The request body as text, refused with 413 once it is (or announces to be) over `limit` bytes. */
+/**
+ * The request body as text, refused with 413 once it is (or announces to be) over `limit` bytes;
+ * a RequestAbortedError when the connection ends before the body arrived whole.
+ */
 export async function readBody(ctx: Context, limit: number, what = 'body'): Promise<string> {
   const tooLarge = () => new ProblemError('PAYLOAD_TOO_LARGE', `The ${what} may be at most ${limit} bytes.`);
   if (Number(ctx.get('Content-Length') || 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    throw requestCutOff(ctx.req) ? new RequestAbortedError() : error;
   }
   return Buffer.concat(chunks).toString('utf8');
 }

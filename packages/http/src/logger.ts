@@ -1,6 +1,7 @@
 import type { LogLevel } from '@devplat/config';
 import type { Context } from 'koa';
 import { type Logger, pino } from 'pino';
+import { clientClosedRequest, requestCutOff } from './errors.ts';
 
 export type { Logger };
 
@@ -24,27 +25,49 @@ const redact = {
   censor: '[redacted]',
 };
 
+/** A service's logger: each line carries `service` and `name`, both the service's name, once. */
 export function createLogger(level: LogLevel, name: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, name, redact, base: { service: name } }, destination);
+  return createServiceLoggers(level, destination)(name);
+}
+
+/**
+ * The loggers of the services one process runs (npm start), on one destination: each service's
+ * lines look as they do when it runs alone. A child of a named logger would repeat its keys
+ * (pino appends bindings, never replaces them), hence a root with no base bindings at all.
+ */
+export function createServiceLoggers(
+  level: LogLevel,
+  destination?: pino.DestinationStream,
+): (service: string) => Logger {
+  const root = pino({ level, redact, base: {} }, destination);
+  return (service) => root.child({ service, name: service });
+}
+
+/** The status a request is logged and counted with: 499 once its client went away mid-request. */
+export function loggedStatus(ctx: Context): number {
+  return requestCutOff(ctx.req) ? clientClosedRequest : ctx.status;
 }
 
 /**
  * One line per request: method, path (never the query), status, duration, request id, and where
  * known the trace id, the app's client id and the contract's error code (a Problem's code or an
- * OAuth error), which handlers leave in ctx.state.
+ * OAuth error), which handlers leave in ctx.state. A request whose client went away before it
+ * arrived whole is `aborted`, with status 499 and no error code: whatever was answered, nobody read it.
  */
 export function logRequest(logger: Logger, ctx: Context, started: number): void {
   const { requestId, traceId, clientId, errorCode } = ctx.state;
+  const status = loggedStatus(ctx);
+  const aborted = status === clientClosedRequest;
   logger.info(
     {
       request_id: requestId,
       ...(traceId && { trace_id: traceId }),
       method: ctx.method,
       path: ctx.path,
-      status: ctx.status,
+      status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       ...(clientId && { client_id: clientId }),
-      ...(errorCode && { error: errorCode }),
+      ...(aborted ? { aborted } : errorCode && { error: errorCode }),
     },
     'request',
   );

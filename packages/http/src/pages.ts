@@ -6,8 +6,9 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
-import { type ForwardedTrust, forwardedTrust } from './forwarded.ts';
-import { newRequestId } from './headers.ts';
+import { RequestAbortedError } from './errors.ts';
+import { type ForwardedTrust, forwardedTrust, type TrustedPeer } from './forwarded.ts';
+import { requestIdOf } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
 import { ProblemError } from './problem.ts';
@@ -43,8 +44,12 @@ export function sendPage(ctx: Context, status: number, page: Html): void {
 }
 
 // A refusal shows its detail (and sends its headers: Allow); anything else is logged and shows
-// the request id of the log lines as its reference. A switched-off site is a refusal too.
+// the request id of the log lines as its reference. A switched-off site is a refusal too. A body
+// the client cut off is no failure: the request's line logs it as a 499, and nobody sees this page.
 function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
+  if (error instanceof RequestAbortedError) {
+    return { status: 400, title: 'That did not work', message: 'The form did not arrive whole.' };
+  }
   if (error instanceof ProblemError && (error.status < 500 || error.code === 'FEATURE_DISABLED')) {
     ctx.set(error.headers);
     return { status: error.status, title: 'That did not work', message: error.detail, problem: error };
@@ -62,10 +67,15 @@ function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
   };
 }
 
-function pageFront(logger: Logger, render: RenderErrorPage, observe?: RequestObserver): Middleware {
+function pageFront(
+  logger: Logger,
+  render: RenderErrorPage,
+  observe: RequestObserver | undefined,
+  trustedPeer: TrustedPeer,
+): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
-    const requestId = newRequestId();
+    const requestId = requestIdOf(ctx.req, trustedPeer);
     ctx.state.requestId = requestId;
     ctx.set('X-Request-ID', requestId);
     ctx.set(everyPage);
@@ -135,7 +145,7 @@ export function pageApp({
   const app = new Koa({ keys, proxy: trust.proxy, maxIpsCount: 1 });
   app.silent = true;
   if (trust.guard) app.use(trust.guard);
-  app.use(pageFront(logger, errorPage, observe));
+  app.use(pageFront(logger, errorPage, observe, trust.peer));
   if (guard) app.use(guard);
   if (forwarded.secure) app.use(httpsOnly);
   app.use(router.routes());

@@ -4,7 +4,7 @@
 // §5.2), with the Basic challenge a 401 needs. A provider failure becomes a Problem (503 when a
 // store is down).
 import { DependencyUnavailableError } from '@devplat/errors';
-import { ProblemError } from '@devplat/http';
+import { ProblemError, requestCutOff } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 import type { Context, Middleware, Next } from 'koa';
@@ -38,6 +38,8 @@ export function contractOAuthAnswers(
   const answers = contractAnswers(provider);
   const answer = async (ctx: Context, next: Next) => {
     await answers(ctx, next);
+    // A body its client cut off is no refusal: the provider's invalid_request reached nobody.
+    if (requestCutOff(ctx.req)) return;
     noteForTheLog(ctx);
     if (metrics) countAnswer(metrics, ctx);
   };

@@ -15,11 +15,13 @@ import { buildConsoleApp } from '@devplat/console';
 import type { Database } from '@devplat/db';
 import {
   type Closer,
-  createLogger,
+  createServiceLoggers,
   listen,
   type NamedListener,
   openService,
+  pageSites,
   type RunningService,
+  type Site,
   withTracing,
 } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
@@ -60,7 +62,9 @@ export interface StartOptions {
 }
 
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
-  const logger = createLogger(config.logLevel, 'platform');
+  // Each service logs as it does alone: {"service":"api","name":"api"}, the keys once.
+  const loggerFor = createServiceLoggers(config.logLevel);
+  const logger = loggerFor('platform');
   const metrics = createMetrics();
   const tracing = options.tracing ?? noopTracing;
   const postgres: Watched & { database: Database } = options.database
@@ -76,7 +80,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       : startWebhookWorker({
           config,
           prisma: database.prisma,
-          logger: logger.child({ service: 'worker' }),
+          logger: loggerFor('worker'),
           metrics,
           tracing,
         });
@@ -98,7 +102,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       config,
       prisma: database.prisma,
       query: database.query,
-      logger: logger.child({ service: 'api' }),
+      logger: loggerFor('api'),
       statusSource: createStatusSource(config.statusUrl),
       integrations: { ...splitIntegrations, consentWebhooks: worker !== null },
       tokens: tokenVerifier(config, keys),
@@ -109,12 +113,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       secrets,
       prisma: database.prisma,
       store,
-      logger: logger.child({ service: 'auth' }),
+      logger: loggerFor('auth'),
       metrics,
       tracing,
     });
-    const open = async (name: string, app: RequestListener, url: URL, port: number) => {
-      listeners.push({ name, server: await listen(app, listenHost(config, url), port) });
+    const open = async (name: string, app: RequestListener, url: URL, port: number, pages: Site | null = null) => {
+      listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages) });
     };
     await open(
       'public',
@@ -127,6 +131,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       withTracing(auth.playerClient, tracing).callback(),
       config.playerClientUrl,
       config.ports.playerClient,
+      pageSites.playerClient,
     );
     await open(
       'internal',
@@ -136,7 +141,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     );
     await open(
       'mock',
-      withTracing(buildMockApp(config, logger.child({ service: 'mock' }), metrics), tracing).callback(),
+      withTracing(buildMockApp(config, loggerFor('mock'), metrics), tracing).callback(),
       config.mockBaseUrl,
       config.ports.mock,
     );
@@ -145,11 +150,11 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       config,
       prisma: database.prisma,
       store,
-      logger: logger.child({ service: 'console' }),
+      logger: loggerFor('console'),
       metrics,
       tracing,
     });
-    await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console);
+    await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console, pageSites.console);
     service = await openService({
       name: 'platform',
       config,
