@@ -4,36 +4,18 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { realPostgresUrl } from '@devplat/test/database';
-import { freePort, startProcess } from '@devplat/test/process';
-import { needsStores } from '@devplat/test/topology';
-import { dropDatabase } from '@devplat/topology';
+
+import { needsStores, startTopologyCommand } from '@devplat/test/topology';
+import { alive, dropDatabase } from '@devplat/topology';
 
 const database = `devplat_topology_${randomBytes(4).toString('hex')}`;
 after(() => realPostgresUrl && dropDatabase(realPostgresUrl, database));
 
-/** Whether a process with this id still exists. */
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 test('npm run topology prints its addresses, each answers through nginx, and Ctrl-C stops every process it started', {
   skip: needsStores,
-}, async () => {
-  // Three ports in a row, as --port N takes them (nginx listens on N, N+1, N+2).
-  let port = await freePort();
-  while (port % 3 !== 0) port = await freePort();
-  const started = await startProcess(
-    process.execPath,
-    ['infra/topology/src/main.ts', '--port', String(port)],
-    { ...process.env, TOPOLOGY_DATABASE: database, TOPOLOGY_REDIS_DB: '3', NODE_TEST_CONTEXT: undefined },
-    /Press Ctrl-C to stop\./,
-    120_000,
-  );
+}, async (t) => {
+  const started = await startTopologyCommand(database);
+  const { port } = started;
   const output = started.output();
   const urls = {
     api: /Public API\s+(\S+)/.exec(output)?.[1],
@@ -45,17 +27,26 @@ test('npm run topology prints its addresses, each answers through nginx, and Ctr
   assert.equal(urls.console, `http://127.0.0.3:${port + 2}`);
   const pids = [...output.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
   assert.equal(pids.length, 9, 'nginx, 2 auth, 2 api, 2 workers, the console and the mock');
+  const nginxWorkers = (/workers ([\d, ]+)\)/.exec(output)?.[1] ?? '').split(', ').map(Number);
+  assert.ok(
+    nginxWorkers.every((pid) => pid > 0 && alive(pid)),
+    `nginx's workers are printed:\n${output}`,
+  );
   assert.equal((await fetch(`${urls.api}/capabilities`)).status, 200);
   assert.equal((await fetch(`${urls.api}/.well-known/oauth-authorization-server`)).status, 200);
   assert.equal((await fetch(`${urls.player}/signin`)).status, 200);
   assert.equal((await fetch(`${urls.console}/signin`)).status, 200);
 
+  const interrupted = performance.now();
   process.kill(-(started.child.pid as number), 'SIGINT'); // Ctrl-C reaches the terminal's process group
   assert.equal(await new Promise((resolve) => started.child.once('exit', resolve)), 0);
+  t.diagnostic(`stopped ${Math.round(performance.now() - interrupted)} ms after the Ctrl-C`);
   assert.match(started.output(), /stopped\n$/);
+  assert.doesNotMatch(started.output(), /second interrupt/, 'each process drained once');
   assert.deepEqual(
-    pids.filter((pid) => alive(pid)),
+    [...pids, ...nginxWorkers].filter((pid) => alive(pid)),
     [],
-    'no process it started is left',
+    "no process it started is left, nginx's workers included",
   );
+  await assert.rejects(fetch(`${urls.api}/capabilities`), 'nothing listens on its port');
 });

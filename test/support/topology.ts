@@ -9,6 +9,7 @@ import { consoleCall, type Developer, registerDeveloper } from './console-api.ts
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from './database.ts';
 import { sharedSecrets } from './env.ts';
 import type { AppClient } from './oauth.ts';
+import { freePort, type StartedProcess, startProcess } from './process.ts';
 
 const redisServer = process.env.REDIS_URL?.trim() || null;
 export const needsStores =
@@ -107,4 +108,19 @@ export async function consoleSetup(topology: TestTopology, options: { webhookUrl
     players.push({ username, password: 'player password' });
   }
   return { developer, api, app, players };
+}
+
+/** `npm run topology` (its entry point) in a process group of its own, as a terminal runs it. */
+export async function startTopologyCommand(database: string): Promise<StartedProcess & { port: number }> {
+  // Three ports in a row, as --port N takes them (nginx listens on N, N+1, N+2).
+  let port = await freePort();
+  while (port % 3 !== 0) port = await freePort();
+  const started = await startProcess(
+    process.execPath,
+    ['infra/topology/src/main.ts', '--port', String(port)],
+    { ...process.env, TOPOLOGY_DATABASE: database, TOPOLOGY_REDIS_DB: '3', NODE_TEST_CONTEXT: undefined },
+    /Press Ctrl-C to stop\./,
+    120_000,
+  );
+  return { ...started, port };
 }

@@ -1,5 +1,6 @@
 // npm run topology: the split platform behind nginx on this machine's PostgreSQL and Redis (their
-// own database and Redis index), one process per replica. Ctrl-C stops everything it started.
+// own database and Redis index), one process per replica, all in this process's process group.
+// Ctrl-C or SIGTERM stops everything it started, and so does the crash of any one of them.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -63,8 +64,12 @@ try {
     databaseUrl,
     redisUrl: redisUrl.href,
     secrets: topologySecrets(),
-    runtimeDir: join(dataDir, 'gateway'),
+    // One directory per port: two topologies (on other ports) can run at once, as the tests do.
+    runtimeDir: join(dataDir, `gateway-${port}`),
     gatewayPorts: { base: port, playerClient: port + 1, console: port + 2 },
+    // A SIGTERM to the whole process group (a supervisor's) drains each process after this delay:
+    // 1 s, not 5, keeps that stop within a few seconds. No one rolls these replicas.
+    env: { SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS ?? '1000' },
   });
 } catch (error) {
   process.stderr.write(`the topology could not start: ${(error as Error).message}\n`);
@@ -82,7 +87,8 @@ const processes = topology.replicas.map((each) => {
 process.stdout.write(
   `Developer Platform topology is ready in ${Math.round(performance.now() - started)} ms ` +
     `(sandbox, PostgreSQL database ${database}, Redis index ${redisDb}):\n${urls.join('\n')}\n` +
-    `  gateway    pid ${topology.gateway.pid()} (nginx, ${topology.gateway.configFile})\n${processes.join('\n')}\n` +
+    `  gateway    pid ${topology.gateway.pid()} (nginx, ${topology.gateway.configFile}; ` +
+    `workers ${topology.gateway.workers().join(', ')})\n${processes.join('\n')}\n` +
     'Press Ctrl-C to stop.\n',
 );
 
@@ -91,8 +97,13 @@ process.on('exit', () => topology.kill());
 // A closed terminal or pipe must not end this process before it has stopped what it started.
 process.stdout.on('error', () => {});
 
+void topology.crashed.then((crash) => {
+  process.stderr.write(`topology: stopped, as ${crash}\n`);
+  process.exit(1);
+});
+
 let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopping) {
       // A second Ctrl-C: at once.
@@ -100,7 +111,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }
     stopping = true;
     process.stdout.write('stopping the topology…\n');
-    void topology.stop().then(() => {
+    // A Ctrl-C reaches the whole process group: every process is draining already, at once, and a
+    // second SIGINT would cut that short; SIGTERM leaves it be (and drains one the Ctrl-C missed).
+    // A SIGTERM (a supervisor's, or npm's wrapper passing one on) may come to this process alone:
+    // the others drain at once.
+    void topology.stop(signal === 'SIGINT' ? 'SIGTERM' : 'SIGINT').then(() => {
       process.stdout.write('stopped\n');
       process.exit(0);
     });

@@ -2,6 +2,8 @@
 // runs it), with its own ports; started, stopped by a signal, and restarted on the same ports.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { describeExit } from './processes.ts';
+import type { Watchdog } from './watchdog.ts';
 
 export type ServiceName = 'auth' | 'api' | 'worker' | 'console' | 'mock';
 
@@ -50,6 +52,10 @@ export interface ReplicaOptions {
   /** Each line the process writes, prefixed with its name. */
   log: (line: string) => void;
   readyTimeoutMs?: number;
+  /** Told of each process started and each exit, to stop what is left if the topology is killed. */
+  watchdog?: Watchdog;
+  /** An exit after it was ready that no stop asked for: `exited with code 1`, `was killed by SIGKILL`. */
+  onCrash?: (how: string) => void;
 }
 
 /** The environment variables that put a replica's listeners on its ports. */
@@ -67,25 +73,33 @@ function portEnv(ports: ReplicaPorts): Record<string, string> {
   );
 }
 
-export function replica({ name, service, ports, env, log, readyTimeoutMs = 60_000 }: ReplicaOptions): Replica {
+export function replica(options: ReplicaOptions): Replica {
+  const { name, service, ports, env, log, readyTimeoutMs = 60_000, watchdog, onCrash } = options;
   const management = `http://127.0.0.1:${ports.management}`;
   let settings = { ...env, ...portEnv(ports) };
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
+  // An exit after it was ready, with no stop asked for, is a crash.
+  let ready = false;
+  let stopAsked = false;
 
   async function start() {
     if (child) throw new Error(`${name} is already running`);
+    // In the topology's process group (not detached): a signal to the group reaches it too.
     const started = spawn(process.execPath, [entryPoints[service]], {
       cwd: repoRoot,
       env: settings,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: a terminal's Ctrl-C reaches the topology, which drains each once.
-      detached: true,
     });
     child = started;
+    ready = false;
+    stopAsked = false;
+    if (started.pid) watchdog?.watch(started.pid, 'SIGINT');
     exited = new Promise((resolve) =>
-      started.once('exit', (code) => {
-        if (child === started) child = null;
+      started.once('exit', (code, signal) => {
+        if (started.pid) watchdog?.unwatch(started.pid);
+        child = null;
+        if (ready && !stopAsked) onCrash?.(describeExit(code, signal));
         resolve(code);
       }),
     );
@@ -94,19 +108,20 @@ export function replica({ name, service, ports, env, log, readyTimeoutMs = 60_00
     }
     const deadline = Date.now() + readyTimeoutMs;
     while (!(await isReady(management))) {
-      if (started.exitCode !== null) throw new Error(`${name} exited with code ${started.exitCode} while starting`);
+      if (child !== started)
+        throw new Error(`${name} ${describeExit(started.exitCode, started.signalCode)} while starting`);
       if (Date.now() > deadline) {
         await stop('SIGKILL');
         throw new Error(`${name} was not ready within ${readyTimeoutMs} ms`);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    ready = true;
   }
 
   async function stop(signal: NodeJS.Signals = 'SIGTERM') {
-    const running = child;
-    if (!running) return exited;
-    running.kill(signal);
+    stopAsked = true;
+    child?.kill(signal);
     return exited;
   }
 

@@ -6,7 +6,9 @@ import { replicaRestSeconds } from '../../gateway/render.ts';
 import type { RunningGateway } from './gateway.ts';
 import { startGateway } from './gateway.ts';
 import { freePort } from './ports.ts';
+import { signal } from './processes.ts';
 import { type Replica, type ReplicaPorts, replica, type ServiceName } from './replica.ts';
+import { startWatchdog } from './watchdog.ts';
 
 export type ReplicaCounts = Record<Exclude<ServiceName, 'mock'>, number>;
 
@@ -51,10 +53,19 @@ export interface Topology {
    * waiting after each is ready until the gateway sends to it again; resolves with the exit codes.
    */
   rollingRestart(replicas: Replica[], env?: Record<string, string>): Promise<(number | null)[]>;
-  /** Drains every process (SIGINT: no readiness delay), then stops the gateway. */
-  stop(): Promise<void>;
+  /**
+   * Drains every process, then stops the gateway; resolves once nothing it started is left. SIGINT
+   * drains at once; SIGTERM with SHUTDOWN_DELAY_MS, but leaves a drain already under way as it is
+   * (a second SIGINT would cut it short). Only the first call signals.
+   */
+  stop(signal?: NodeJS.Signals): Promise<void>;
   /** Kills every process at once (SIGKILL), synchronously: for a parent that is exiting. */
   kill(): void;
+  /**
+   * When a process exits that nobody stopped (through `stop`, `rollingRestart` or its replica's
+   * `stop`), the topology stops the rest and this resolves with what happened: `api-1 exited with code 1`.
+   */
+  crashed: Promise<string>;
 }
 
 /** Settings that steer one process of the caller's, never the topology's. */
@@ -103,12 +114,24 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     worker: async () => ({}),
     mock: async () => ({ mock: mockPort }),
   };
+  const watchdog = startWatchdog();
+  let stopping: Promise<void> | null = null;
+  let reportCrash: (message: string) => void = () => {};
+  const crashed = new Promise<string>((resolve) => {
+    reportCrash = resolve;
+  });
+  const crashOf = (name: string) => (how: string) => {
+    if (stopping) return;
+    log(`topology: ${name} ${how}; stopping`);
+    void stop().then(() => reportCrash(`${name} ${how}`));
+  };
   const replicas: Replica[] = [];
   for (const service of ['auth', 'api', 'worker', 'console', 'mock'] as const) {
     const count = service === 'mock' ? 1 : counts[service];
     for (let index = 1; index <= count; index++) {
       const ports = { ...(await portsOf[service]()), management: await freePort() };
-      replicas.push(replica({ name: `${service}-${index}`, service, ports, env, log }));
+      const name = `${service}-${index}`;
+      replicas.push(replica({ name, service, ports, env, log, watchdog, onCrash: crashOf(name) }));
     }
   }
   const of = (service: ServiceName) => replicas.filter((each) => each.service === service);
@@ -134,11 +157,19 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       tls: options.tls ?? null,
     },
     log,
-  );
-  const stop = async () => {
-    await Promise.all(replicas.map((each) => each.stop('SIGINT')));
-    await gateway.stop();
-  };
+    { watchdog, onCrash: crashOf('gateway') },
+  ).catch(async (error) => {
+    await watchdog.close();
+    throw error;
+  });
+  function stop(drainSignal: NodeJS.Signals = 'SIGINT') {
+    stopping ??= (async () => {
+      await Promise.all(replicas.map((each) => each.stop(drainSignal)));
+      await gateway.stop();
+      await watchdog.close();
+    })();
+    return stopping;
+  }
   try {
     // auth first: the api's readiness asks for auth's key set.
     await Promise.all(of('auth').map((each) => each.start()));
@@ -148,13 +179,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     throw error;
   }
   const kill = () => {
-    for (const pid of [...replicas.map((each) => each.pid()), gateway.pid()]) {
-      try {
-        if (pid !== null) process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    for (const each of replicas) signal(each.pid(), 'SIGKILL');
+    gateway.kill();
   };
   const rollingRestart = async (some: Replica[], changes?: Record<string, string>) => {
     const codes = [];
@@ -164,5 +190,5 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     }
     return codes;
   };
-  return { urls, replicas, of, gateway, env, rollingRestart, stop, kill };
+  return { urls, replicas, of, gateway, env, rollingRestart, stop, kill, crashed };
 }
