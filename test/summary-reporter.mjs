@@ -1,11 +1,44 @@
-// A node:test reporter that writes [passed, failed] (tests, not suites) for test/run.mjs.
+// A node:test reporter that writes {passed, failed, unfinished, lingered} (tests, not suites) for
+// test/run.mjs. Each test file runs in a process of its own, which says when it got to its end (a
+// test:summary naming the file). A file whose process ended before that (an early process.exit, a
+// crash, a kill) counts as one failure more, listed in `unfinished`: the runner reports such a file
+// as passed when its process exited 0, counting only the tests it had reported. A file the linger
+// guard ended after its last test got to its end, and is listed in `lingered`.
+import { resolve } from 'node:path';
+import { lingerMarker } from './runner/linger-guard.mjs';
+
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
-  for await (const event of source) {
-    if (event.data?.details?.type === 'suite') continue;
-    if (event.type === 'test:pass' && !event.data.skip && !event.data.todo) passed += 1;
-    if (event.type === 'test:fail') failed += 1;
+  const files = new Map();
+  const fileOf = (path) => {
+    if (!files.has(path)) files.set(path, { reported: 0, finished: false, lingered: false, ownResult: null });
+    return files.get(path);
+  };
+  for await (const { type, data } of source) {
+    if (type === 'test:summary' && data.file) fileOf(data.file).finished = true;
+    if (type === 'test:stderr' && data.file && data.message.includes(lingerMarker)) {
+      fileOf(resolve(data.file)).lingered = true;
+    }
+    if ((type !== 'test:pass' && type !== 'test:fail') || data.details?.type === 'suite') continue;
+    // The file's own test, named by its path: the runner reports it only when the file's process
+    // failed, or reported no test of its own.
+    if (data.file && data.nesting === 0 && resolve(data.name) === data.file) {
+      fileOf(data.file).ownResult = type;
+      continue;
+    }
+    if (data.file) fileOf(data.file).reported += 1;
+    if (type === 'test:pass' && !data.skip && !data.todo) passed += 1;
+    if (type === 'test:fail') failed += 1;
   }
-  yield JSON.stringify([passed, failed]);
+  const unfinished = [];
+  const lingered = [];
+  for (const [file, { reported, finished, lingered: ended, ownResult }] of files) {
+    const complete = finished || ended;
+    if (ownResult === 'test:fail' || !complete) failed += 1;
+    else if (ownResult === 'test:pass') passed += 1;
+    if (!complete) unfinished.push({ file, reported });
+    if (ended) lingered.push(file);
+  }
+  yield JSON.stringify({ passed, failed, unfinished, lingered });
 }

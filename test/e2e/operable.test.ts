@@ -18,6 +18,7 @@ import {
   type RunningProcess,
   readiness,
   startService,
+  untilReady,
 } from '@devplat/test/services';
 import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
@@ -52,6 +53,7 @@ describe('operable services: probes, readiness, metrics', { skip }, () => {
     auth = await startService('auth', deployment, { PORT: String(await freePort()) });
     api = await startService('api', deployment);
     worker = await startService('worker', deployment);
+    for (const running of [auth, api, worker]) await untilReady(running);
   });
   after(async () => {
     for (const running of [worker, api, auth]) await running?.stop();
@@ -104,7 +106,7 @@ describe('operable services: probes, readiness, metrics', { skip }, () => {
         await postgresProxy.restore();
       }
       for (const running of [auth, api, worker]) {
-        await eventually(async () => (await readiness(running)).status === 200, 15_000);
+        await untilReady(running);
       }
     }
   });
@@ -122,8 +124,27 @@ describe('operable services: probes, readiness, metrics', { skip }, () => {
       } finally {
         await redisProxy.restore();
       }
-      await eventually(async () => (await readiness(auth)).status === 200, 15_000);
+      await untilReady(auth);
     }
+  });
+
+  test('a process started while PostgreSQL stalls says connecting, then turns ready once it answers, without a restart', async () => {
+    await postgresProxy.stall();
+    let late: RunningProcess | undefined;
+    try {
+      late = await startService('worker', deployment);
+      const ready = await readiness(late);
+      assert.equal(ready.status, 503);
+      assert.deepEqual(ready.body, { status: 'not_ready', checks: { postgresql: 'connecting', schema: 'connecting' } });
+    } finally {
+      await postgresProxy.restore();
+    }
+    try {
+      await untilReady(late);
+    } finally {
+      await late.stop();
+    }
+    for (const running of [auth, api, worker]) await untilReady(running);
   });
 
   test('the schema check: a database migrated past this build, or not as far, is not ready and says which', async () => {
@@ -312,11 +333,13 @@ describe('replicas share their secrets', { skip }, () => {
         SIGNING_KEYS: signingKeys,
       });
       running.push(process);
+      await untilReady(process); // as a rolling restart waits before it stops the next replica
       return { process, playerClient: `http://127.0.0.2:${playerPort}` };
     };
     const replicas = [await startAuth(0, keys(oldKey)), await startAuth(1, keys(oldKey))];
     const api = await startService('api', deployment);
     running.push(api);
+    await untilReady(api);
 
     const servers = () => replicas.map(({ process, playerClient }) => replicaServer(deployment, process, playerClient));
     const subs: string[] = [];
@@ -410,7 +433,7 @@ describe('graceful drain on SIGTERM', { skip }, () => {
   for (const via of ['node on the service', 'the npm wrapper'] as const) {
     test(`under load, through ${via}: readiness turns 503 first, no accepted request fails, exit 0`, async () => {
       const api = await startService('api', deployment, {}, via === 'the npm wrapper' ? 'api:start' : undefined);
-      await eventually(async () => (await readiness(api)).status === 200, 10_000);
+      await untilReady(api);
       const load = balancedLoad(api.origin as string, api.management, 8);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));

@@ -1,6 +1,7 @@
 // The split deployment's services as real processes (node on each entry point, as a container runs
 // them), each with its own ports and a management listener, on one test database and Redis.
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import { sharedSecrets } from './env.ts';
 import { freePort, type StartedProcess, startProcess } from './process.ts';
 
@@ -95,4 +96,20 @@ export async function readiness(process: { management: string }) {
     status: response.status,
     body: (await response.json()) as { status: string; checks: Record<string, string> },
   };
+}
+
+/**
+ * Polls /readyz until 200, as a supervisor waits before it sends traffic: a process that has just
+ * started may still be opening its first connections (its checks say 'connecting').
+ */
+export async function untilReady(process: { management: string }, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ready = await readiness(process);
+    if (ready.status === 200) return ready;
+    if (Date.now() > deadline) {
+      throw new Error(`${process.management} not ready within ${timeoutMs} ms: ${JSON.stringify(ready.body)}`);
+    }
+    await setTimeout(50);
+  }
 }

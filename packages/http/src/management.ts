@@ -1,6 +1,7 @@
 // The management listener every process opens on its own port (never a public one): /livez says
 // the process runs, /readyz whether it should get traffic (each dependency answering within a
 // bound, and not draining), /metrics the Prometheus text of its registry.
+import { DependencyUnavailableError } from '@devplat/errors';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
@@ -30,20 +31,29 @@ export interface Management {
   drain(): void;
 }
 
-function bounded(check: ReadinessCheck, timeoutMs: number): Promise<string> {
+/**
+ * What a check answers within the bound: 'ok' or the reason it failed. Until its first 'ok' a check
+ * whose store is unreachable or slow answers 'connecting': the first connections of a starting
+ * process (through a busy network, say) take longer than a query on an open one.
+ */
+function bounded(check: ReadinessCheck, timeoutMs: number, connected: boolean): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve(`did not answer within ${timeoutMs} ms`), timeoutMs);
+    timer = setTimeout(() => resolve(connected ? `did not answer within ${timeoutMs} ms` : 'connecting'), timeoutMs);
   });
   const answered = check.check().then(
     () => 'ok',
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    (error: unknown) => {
+      if (!connected && error instanceof DependencyUnavailableError) return 'connecting';
+      return error instanceof Error ? error.message : String(error);
+    },
   );
   return Promise.race([answered, late]).finally(() => clearTimeout(timer));
 }
 
 export function managementApp({ logger, checks, checkTimeoutMs, registry }: ManagementOptions): Management {
   let draining = false;
+  const connected = new Set<string>();
   const router = new Router({ strict: true, sensitive: true });
   operation(router, '/livez', {
     GET: (ctx) => {
@@ -57,8 +67,11 @@ export function managementApp({ logger, checks, checkTimeoutMs, registry }: Mana
         ctx.body = { status: 'draining', checks: {} };
         return;
       }
-      const results = await Promise.all(checks.map((check) => bounded(check, checkTimeoutMs)));
+      const results = await Promise.all(
+        checks.map((check) => bounded(check, checkTimeoutMs, connected.has(check.name))),
+      );
       const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
+      for (const [name, result] of Object.entries(answers)) if (result === 'ok') connected.add(name);
       const ready = results.every((result) => result === 'ok');
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ready' : 'not_ready', checks: answers };

@@ -48,6 +48,22 @@ export const readinessTimeoutMs = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `work`'s outcome, or false once `ms` have passed. The timer ends with it: left running, it would
+ * keep a process that drains without exiting (a test's, with the platform in it) alive until then.
+ */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | false> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function managementPort(config: Config, name: ServiceName): number {
   return config.ports.management ?? defaultManagementPorts[name];
 }
@@ -94,17 +110,14 @@ async function drainAll(
     if (requests > 0) cut.push(`${requests} request(s) in flight on the ${listeners[index]?.name} listener`);
   });
   for (const closer of closers) {
-    const finished = await Promise.race([
-      closer.close(left()).then(
-        () => true,
-        (error: unknown) => {
-          logger.warn({ error: (error as Error).message }, `draining: closing the ${closer.name} failed`);
-          return true;
-        },
-      ),
-      sleep(left()).then(() => false),
-    ]);
-    if (!finished) cut.push(`closing the ${closer.name}`);
+    const closed = closer.close(left()).then(
+      () => true,
+      (error: unknown) => {
+        logger.warn({ error: (error as Error).message }, `draining: closing the ${closer.name} failed`);
+        return true;
+      },
+    );
+    if (!(await within(closed, left()))) cut.push(`closing the ${closer.name}`);
   }
   await managementServer.close({ timeoutMs: 1_000 });
   if (cut.length) logger.error({ cut }, `drain timed out after ${config.shutdown.timeoutMs} ms: cut ${cut.join('; ')}`);

@@ -2,6 +2,7 @@
 // (a refusal, and one that never answers within the bound), draining, and Prometheus text.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DependencyUnavailableError } from '@devplat/errors';
 import { createMetrics } from '@devplat/metrics';
 import { createLogger, listen, type Management, managementApp, type RunningServer } from '../src/index.ts';
 
@@ -88,4 +89,44 @@ describe('the management listener', () => {
     assert.equal(JSON.parse(draining.text).status, 'draining');
     assert.equal((await get('/livez')).status, 200);
   });
+});
+
+test('until its first answer a store that is unreachable or slow is connecting; afterwards its reason shows', async () => {
+  let redis: 'down' | 'slow' | 'ok' = 'down';
+  const starting = managementApp({
+    logger: createLogger('silent', 'test'),
+    registry: createMetrics().registry,
+    checkTimeoutMs: 200,
+    checks: [
+      {
+        name: 'redis',
+        check: () =>
+          redis === 'ok'
+            ? Promise.resolve()
+            : redis === 'down'
+              ? Promise.reject(new DependencyUnavailableError('Redis'))
+              : new Promise(() => {}),
+      },
+      { name: 'schema', check: () => Promise.reject(new Error('older schema than this build')) },
+    ],
+  });
+  const listener = await listen(starting.app.callback(), '127.0.0.1', 0);
+  try {
+    const checks = async () => {
+      const response = await fetch(`${listener.origin}/readyz`);
+      assert.equal(response.status, 503);
+      return ((await response.json()) as { checks: Record<string, string> }).checks;
+    };
+    assert.deepEqual(await checks(), { redis: 'connecting', schema: 'older schema than this build' });
+    redis = 'slow';
+    assert.equal((await checks()).redis, 'connecting');
+    redis = 'ok';
+    assert.equal((await checks()).redis, 'ok');
+    redis = 'down';
+    assert.equal((await checks()).redis, 'Redis is unavailable');
+    redis = 'slow';
+    assert.equal((await checks()).redis, 'did not answer within 200 ms');
+  } finally {
+    await listener.close();
+  }
 });
