@@ -103,9 +103,9 @@ const tasks = {
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/db/scripts/seed.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
-  'bench:token': ['node', 'services/platform/bench/run.ts', 'token'],
-  'bench:api': ['node', 'services/platform/bench/run.ts', 'api'],
-  'bench:topology': ['node', 'services/platform/bench/run.ts', 'topology'],
+  'bench:token': ['node', 'bench/run.ts', 'token'],
+  'bench:api': ['node', 'bench/run.ts', 'api'],
+  'bench:topology': ['node', 'bench/run.ts', 'topology'],
   topology: ['node', 'infra/topology/src/main.ts'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],
 };

@@ -2,7 +2,7 @@
 // checked against the console API's OpenAPI document (packages/contract/openapi/console-api-*.yaml).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ConsoleApiValidator } from '@devplat/contract';
+import { ConsoleApiValidator } from '@devplat/contract/openapi';
 import { type Answer, jsonOf } from './http.ts';
 
 let validator: ConsoleApiValidator | undefined;

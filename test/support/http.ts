@@ -1,6 +1,6 @@
 // An HTTP client for tests that checks every answer against the contract document.
 import assert from 'node:assert/strict';
-import { ContractValidator, type ContractVersion } from '@devplat/contract';
+import { ContractValidator, type ContractVersion } from '@devplat/contract/openapi';
 
 const validators = new Map<ContractVersion, ContractValidator>();
 export function contractValidator(version: ContractVersion = '1.1.0'): ContractValidator {

@@ -4,14 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import {
-  ConsoleApiValidator,
-  consoleApiDocumentPath,
-  loadConsoleApiDocument,
-  type ProblemCode,
-  problemCodes,
-  problemType,
-} from '../src/index.ts';
+import { type ProblemCode, problemCodes, problemType } from '../src/index.ts';
+import { ConsoleApiValidator, consoleApiDocumentPath, loadConsoleApiDocument } from '../src/openapi.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>

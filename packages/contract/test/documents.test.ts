@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ContractValidator, contractDocumentPath, contractVersions, loadContractDocument } from '../src/index.ts';
+import { ContractValidator, contractDocumentPath, contractVersions, loadContractDocument } from '../src/openapi.ts';
 
 describe('contract documents', () => {
   for (const version of contractVersions) {

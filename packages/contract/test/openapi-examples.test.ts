@@ -7,7 +7,8 @@ import { parse as parseForm } from 'node:querystring';
 import { describe, test } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { appScopes, loadContractDocument, scopeNames, scopes, userScopes } from '../src/index.ts';
+import { appScopes, scopeNames, scopes, userScopes } from '../src/index.ts';
+import { loadContractDocument } from '../src/openapi.ts';
 
 type Json = Record<string, unknown>;
 interface Media {

@@ -1,9 +1,9 @@
 // The servers of the benchmarks, each in its own process so the load generator does not share
 // their event loop. Prints one JSON line: where to send requests and with what.
-//   node services/platform/bench/servers.ts token   the platform's token endpoint, a sandbox app in it
-//   node services/platform/bench/servers.ts sign    a bare Koa route signing an equal Ed25519 JWT
-//   node services/platform/bench/servers.ts api     /cities with an app token, /me with a user token
-//   node services/platform/bench/servers.ts hello   a bare Koa hello-world route
+//   node bench/servers.ts token   the platform's token endpoint, a sandbox app in it
+//   node bench/servers.ts sign    a bare Koa route signing an equal Ed25519 JWT
+//   node bench/servers.ts api     /cities with an app token, /me with a user token
+//   node bench/servers.ts hello   a bare Koa hello-world route
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createApp } from '@devplat/apps';
 import { generateSigningKey, loadConfig } from '@devplat/config';
 import { listen, readForm } from '@devplat/http';
+import { startPlatform } from '@devplat/platform';
 import { createTestDatabase } from '@devplat/test/database';
 import { sharedSecrets } from '@devplat/test/env';
 import { basicAuth } from '@devplat/test/oauth';
@@ -20,7 +21,6 @@ import { replicaBase, startTestTopology } from '@devplat/test/topology';
 import type { Replica } from '@devplat/topology';
 import { importJWK, SignJWT } from 'jose';
 import Koa from 'koa';
-import { startPlatform } from '../src/start.ts';
 
 export interface Target {
   method: 'GET' | 'POST';

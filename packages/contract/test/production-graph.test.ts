@@ -1,0 +1,81 @@
+// The production graph holds production code: from each service's main.ts, the modules it imports
+// (our own files followed through relative imports and @devplat/* exports, other packages only
+// named) are sources of the packages and services, and none of them brings in the OpenAPI tooling
+// (ajv, yaml, Redocly: @devplat/contract/openapi is the tests' and tools' entry), the benchmarks or
+// the test support. A static walk: starting a service would open ports and connect to databases.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, relative, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+
+const repoRoot = new URL('../../../', import.meta.url).pathname;
+
+// `import … from 'x'`, `export … from 'x'` and `import 'x'` opening a line, `import('x')` anywhere.
+// Type-only ones (`import type`, `export type`) are erased when Node strips the types, so are skipped.
+const specifierPattern =
+  /^\s*(?:import|export)(?!\s+type\s)(?:[^'"]*?\sfrom)?\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+const forbidden = /^(ajv|ajv-formats|yaml|autocannon|@redocly\/.+|@seriousme\/.+|@devplat\/(test|bench))$/;
+const productionSource = /^(packages|services)\/[^/]+\/src\//;
+const openapiEntry = 'packages/contract/src/openapi.ts';
+
+/** The package a bare specifier names: `ajv/dist/2020.js` → ajv, `@redocly/cli/x` → @redocly/cli. */
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+interface Graph {
+  /** Our files reached, relative to the repository. */
+  files: Set<string>;
+  /** Every other package named, and by which file. */
+  imports: { file: string; name: string }[];
+}
+
+function importGraph(entry: string): Graph {
+  const seen = new Set<string>();
+  const imports: Graph['imports'] = [];
+  const pending = [resolve(repoRoot, entry)];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const [, staticSpecifier, dynamicSpecifier] of readFileSync(file, 'utf8').matchAll(specifierPattern)) {
+      const specifier = (staticSpecifier ?? dynamicSpecifier) as string;
+      if (specifier.startsWith('node:')) continue;
+      const name = packageOf(specifier);
+      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
+      // Through the package's "exports", as Node resolves it (to the real path, not the symlink).
+      else if (name.startsWith('@devplat/') && !forbidden.test(name))
+        pending.push(createRequire(file).resolve(specifier));
+      else imports.push({ file: relative(repoRoot, file), name });
+    }
+  }
+  return { files: new Set([...seen].map((file) => relative(repoRoot, file))), imports };
+}
+
+const entries = readdirSync(resolve(repoRoot, 'services')).map((service) => `services/${service}/src/main.ts`);
+
+describe('the production import graph', () => {
+  test('the walk sees the OpenAPI entry import ajv and yaml, and a service reach the catalogue', () => {
+    const named = importGraph(openapiEntry).imports.map(({ name }) => name);
+    assert.ok(named.includes('ajv') && named.includes('yaml'), named.join(', '));
+    assert.ok(importGraph('services/api/src/main.ts').files.has('packages/contract/src/catalogue.ts'));
+  });
+
+  for (const entry of entries) {
+    test(`${entry} reaches neither the OpenAPI tooling nor the benchmarks nor the test support`, () => {
+      const { files, imports } = importGraph(entry);
+      const unwanted = imports.filter(({ name }) => forbidden.test(name));
+      assert.deepEqual(
+        unwanted.map(({ file, name }) => `${file} imports ${name}`),
+        [],
+      );
+      assert.deepEqual(
+        [...files].filter((file) => !productionSource.test(file) || file === openapiEntry),
+        [],
+      );
+    });
+  }
+});
