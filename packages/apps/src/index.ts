@@ -3,6 +3,7 @@ export { type AppDirectory, appDirectory } from './directory.ts';
 export { onReservedHost } from './redirect-uris.ts';
 export {
   type AppChanges,
+  type AppEdit,
   type AppRule,
   AppRuleError,
   addSecret,

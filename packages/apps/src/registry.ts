@@ -2,9 +2,11 @@
 // disabling, enabling, deletion, suspension and reactivation. Each change that decides whether tokens work tells the directory
 // (directory.ts), which every process consults through the per-request read (usable-app.ts). Each
 // takes what else must commit with it (`alsoInTransaction`: its audit record), run only when the
-// change happened.
-import { isScope, scopeNames } from '@devplat/contract';
+// change happened. The consents an edit or a deletion ends are ended here, through the consents
+// room, so no caller can skip them.
+import { isScope, scopeNames, userScopes } from '@devplat/contract';
 import type { AccountStatus, App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
+import { endConsents } from '@devplat/domain/consents';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
@@ -149,17 +151,30 @@ export interface AppChanges {
   webhookUrl?: string | null;
 }
 
+/** What an edit did, for its audit record. */
+export interface AppEdit {
+  before: App;
+  after: App;
+  removedScopes: string[];
+  /** The consents holding a removed user scope, ended with consent.revoked (reason scope_removed). */
+  consentsEnded: number;
+}
+
+const isUserScope = (scope: string) => (userScopes as readonly string[]).includes(scope);
+
 /**
  * Edits an active app under the creation rules. The directory is told, so a removed redirect URI
  * stops matching and a removed scope stops being granted on the next request in every process.
- * `alsoInTransaction` sees the app before and after (to end consents, to audit).
+ * The consents holding a removed user scope end in the same transaction (their consent.revoked
+ * events name players by `pairwiseSecret`). `alsoInTransaction` sees what the edit did (to audit).
  */
 export function editApp(
   prisma: PrismaClient,
   directory: AppDirectory,
   appId: string,
   changes: AppChanges & { reservedHosts?: readonly string[] },
-  alsoInTransaction?: InTransaction<{ before: App; after: App }>,
+  pairwiseSecret: string,
+  alsoInTransaction?: InTransaction<AppEdit>,
 ): Promise<App & { secrets: ClientSecret[] }> {
   if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
   if (changes.scopes) checkScopes(changes.scopes);
@@ -176,7 +191,12 @@ export function editApp(
       data: { name, redirectUris, scopes, webhookUrl },
       include: { secrets: true },
     });
-    await alsoInTransaction?.(tx, { before, after });
+    const removedScopes = before.scopes.filter((scope) => !after.scopes.includes(scope));
+    const removedUserScopes = removedScopes.filter(isUserScope);
+    const consentsEnded = removedUserScopes.length
+      ? await endConsents(tx, pairwiseSecret, { appId, scopes: removedUserScopes }, 'scope_removed')
+      : 0;
+    await alsoInTransaction?.(tx, { before, after, removedScopes, consentsEnded });
     return after;
   });
 }
@@ -194,16 +214,21 @@ export function enableApp(
 
 /**
  * Deletes an active or disabled app for good: it stays in the table as `deleted` (its client id is
- * never handed out again) and nothing works for it any more. `alsoInTransaction` ends its consents.
+ * never handed out again) and nothing works for it any more. Its consents end in the same
+ * transaction, with consent.revoked events (reason app_deleted) still delivered to its webhook URL.
  */
 export function deleteApp(
   prisma: PrismaClient,
   directory: AppDirectory,
   appId: string,
-  alsoInTransaction?: InTransaction,
+  pairwiseSecret: string,
+  alsoInTransaction?: InTransaction<{ consentsEnded: number }>,
 ): Promise<boolean> {
   const data = { status: 'deleted', deletedAt: new Date() } as const;
-  return changeAppStatus(prisma, directory, appId, ['active', 'disabled'], data, alsoInTransaction);
+  return changeAppStatus(prisma, directory, appId, ['active', 'disabled'], data, async (tx) => {
+    const consentsEnded = await endConsents(tx, pairwiseSecret, { appId }, 'app_deleted');
+    await alsoInTransaction?.(tx, { consentsEnded });
+  });
 }
 
 // Moves an app from one of `from` to the status `data` sets; false when it was in none of them.

@@ -1,4 +1,4 @@
-export { type Actor, audit, type InTransaction } from './audit.ts';
+export { type Actor, audit, type InTransaction, type Operator } from './audit.ts';
 export { type Database, type DatabaseOptions, openDatabase, type PoolStats, type Query } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
 export type {

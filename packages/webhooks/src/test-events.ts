@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { consentTextVersion, userScopes } from '@devplat/contract';
 import type { InTransaction, PrismaClient } from '@devplat/db';
-import { consentGrantedPayload } from './consent-events.ts';
+import { consentGrantedPayload } from '@devplat/domain/consents';
 import { WebhookRuleError } from './errors.ts';
 
 /** ps_ and 32 base64url characters, like a real pairwise subject, but derived from nothing. */

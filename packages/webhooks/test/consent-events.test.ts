@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { consentGrantedPayload, consentRevokedPayload } from '@devplat/domain/consents';
 import { Webhook } from 'standardwebhooks';
-import { consentGrantedPayload, consentRevokedPayload, signedHeaders, webhookBody } from '../src/index.ts';
+import { signedHeaders, webhookBody } from '../src/index.ts';
 
 const clientId = 'svc_abcdefghijklmnopqrstuvwxyz';
 const sub = `ps_${'a'.repeat(32)}`;

@@ -3,14 +3,15 @@
 // and the player client's session check (services/auth/src/player/app.ts) read it from
 // PostgreSQL on every request, so the change takes effect on the very next call with no
 // invalidation. The audit record commits with the change, only when something changed.
-import { audit, type PlayerStatus } from '@devplat/db';
+import type { PlayerStatus } from '@devplat/db';
+import { disablePlayer, enablePlayer, findPlayerOfAccountEmail } from '@devplat/domain/players';
 import { AdminError, auditedCommand, type Command, type CommandText, exitCodes, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
 interface PlayerCommand extends CommandText {
-  from: PlayerStatus;
+  /** The players room's change (disablePlayer, enablePlayer). */
+  change: typeof disablePlayer;
   to: PlayerStatus;
-  action: string;
 }
 
 const accountOption = {
@@ -28,23 +29,11 @@ function playerCommand(spec: PlayerCommand): Command {
     const email = typeof options.account === 'string' ? options.account.trim().toLowerCase() : '';
     if (email === '') throw usageError('--account <email> is required: the developer account the player belongs to');
     await withDatabase(adminConfig(env), async (prisma) => {
-      const player = await prisma.sandboxPlayer.findFirst({
-        where: { username: args.username as string, account: { email } },
-      });
+      const player = await findPlayerOfAccountEmail(prisma, email, args.username as string);
       if (!player) {
         throw new AdminError(exitCodes.dataError, `the account ${email} has no sandbox player ${args.username}`);
       }
-      const changed = await prisma.$transaction(async (tx) => {
-        const { count } = await tx.sandboxPlayer.updateMany({
-          where: { id: player.id, status: spec.from },
-          data: { status: spec.to },
-        });
-        if (count > 0) {
-          const details = { username: player.username, account_email: email, reason };
-          await audit(tx, { operator }, spec.action, { type: 'sandbox_player', id: player.id }, details);
-        }
-        return count > 0;
-      });
+      const { changed } = await spec.change(prisma, { operator }, player, { account_email: email, reason });
       const who = `sandbox player ${player.username} (${player.id}) of ${email}`;
       io.out(`${who}: ${changed ? spec.to : `already ${spec.to}, nothing changed`}\n`);
     });
@@ -60,9 +49,8 @@ their consents stand; the player can no longer sign in on the player client, and
 session of theirs ends at its next page. Writes an audit record (player.disable, actor type
 operator) in the same transaction. Disabling a disabled player changes nothing, records nothing,
 says "already disabled" and exits 0. Exit 65 when the account has no such player.`,
-  from: 'active',
+  change: disablePlayer,
   to: 'disabled',
-  action: 'player.disable',
 });
 
 export const enablePlayerCommand = playerCommand({
@@ -73,7 +61,6 @@ their tokens under consents that still stand work again on the next call, and th
 Writes an audit record (player.enable, actor type operator) in the same transaction. Enabling an
 active player changes nothing, records nothing, says "already active" and exits 0. Exit 65 when
 the account has no such player.`,
-  from: 'disabled',
+  change: enablePlayer,
   to: 'active',
-  action: 'player.enable',
 });

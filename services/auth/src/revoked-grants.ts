@@ -3,7 +3,7 @@
 // access token (token_revocation). The store adapter calls this when it deletes a grant; the reason
 // is read from the request doing it.
 import type { PrismaClient, RevocationReason } from '@devplat/db';
-import { endConsent } from './consents.ts';
+import { endConsent } from '@devplat/domain/consents';
 import { currentRequest } from './request-app.ts';
 
 function revocationReason(): RevocationReason {

@@ -19,6 +19,7 @@
 // and leaves the token usable for the client's retry. The claims reuse that answer.
 import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { activeConsentIdOfGrant } from '@devplat/domain/consents';
 import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
 
 // The active consent a refresh found before rotating, for the claims of its new access token.
@@ -29,9 +30,9 @@ export async function activeConsentId(prisma: PrismaClient, grantId: string): Pr
   const ctx = Provider.ctx;
   const checked = ctx && checkedConsents.get(ctx);
   if (checked) return checked;
-  const consent = await prisma.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
-  if (!consent) throw new errors.InvalidGrant('the consent behind this grant has ended');
-  return consent.id;
+  const consentId = await activeConsentIdOfGrant(prisma, grantId);
+  if (!consentId) throw new errors.InvalidGrant('the consent behind this grant has ended');
+  return consentId;
 }
 
 /** Rules 1 to 3, as the presented refresh token is about to be rotated; always rotates. */

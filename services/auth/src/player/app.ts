@@ -6,6 +6,8 @@
 import { type Config, cookieHosts } from '@devplat/config';
 import { type Scope, scopeDescriptions } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { pairwiseSubject } from '@devplat/domain/consents';
+import { findPlayer, findPlayerByUsername } from '@devplat/domain/players';
 import { DependencyUnavailableError } from '@devplat/errors';
 import {
   type Logger,
@@ -20,7 +22,6 @@ import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { decoyHash, verifyPassword } from '@devplat/passwords';
 import { signInThrottle, waitInWords } from '@devplat/throttle';
-import { pairwiseSubject } from '@devplat/webhooks';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
@@ -71,7 +72,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
   async function signedInPlayer(ctx: Context) {
     const current = await sessions.current(ctx);
     if (!current) return null;
-    const player = await prisma.sandboxPlayer.findUnique({ where: { id: current.session.playerId } });
+    const player = await findPlayer(prisma, current.session.playerId);
     if (player?.status !== 'active') {
       await sessions.end(ctx);
       return null;
@@ -99,7 +100,7 @@ export function buildPlayerClientApp(deps: PlayerClientDependencies): Koa {
         ctx.set('Retry-After', String(locked.retryAfterSeconds));
         return refuse(429, `Too many sign-in attempts. Try again in ${waitInWords(locked.retryAfterSeconds)}.`);
       }
-      const player = await prisma.sandboxPlayer.findUnique({ where: { username: form.username ?? '' } });
+      const player = await findPlayerByUsername(prisma, form.username ?? '');
       const valid = await verifyPassword(form.password ?? '', player?.passwordHash ?? (await decoyHash()));
       if (!player || !valid || player.status !== 'active') return refuse(401, 'Wrong username or password.');
       await throttle.succeeded(attempt);

@@ -5,10 +5,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { findUsableApp, onReservedHost, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
-import { consentTextVersion, idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
+import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
 import type { KeyValueStore } from '@devplat/kv';
-import { consentGrantedPayload, pairwiseSubject } from '@devplat/webhooks';
 import type Provider from 'oidc-provider';
 
 export interface AuthorizationRequest {
@@ -193,18 +193,7 @@ export async function issueCode(
     resource,
     expiresWithSession: false,
   } as never);
-  await prisma.$transaction(async (tx) => {
-    const consent = await tx.consent.create({
-      data: { appId: app.id, playerId, grantId, scopes: request.scopes, consentTextVersion },
-    });
-    await tx.outboxEvent.create({
-      data: {
-        type: 'consent.granted',
-        appId: app.id,
-        payload: consentGrantedPayload({ clientId: app.clientId, sub, consent }),
-      },
-    });
-  });
+  await grantConsent(prisma, pairwiseSecret, { app, playerId, grantId, scopes: request.scopes });
   // Saved last: a code exists only once its consent does.
   return code.save();
 }

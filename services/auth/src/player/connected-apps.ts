@@ -2,9 +2,9 @@
 // access, which ends every active consent of the player with that app.
 import { idFormats, isScope, scopeDescriptions, scopeNames } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { activeConsentsOfPlayer, activeConsentsWithApp, endConsents } from '@devplat/domain/consents';
 import type { Logger } from '@devplat/http';
 import type Provider from 'oidc-provider';
-import { endConsent } from '../consents.ts';
 
 export interface ConnectedApp {
   clientId: string;
@@ -21,11 +21,7 @@ const catalogueRank = (scope: string) => (isScope(scope) ? scopeNames.indexOf(sc
 const byCatalogueOrder = (a: string, b: string) => catalogueRank(a) - catalogueRank(b) || a.localeCompare(b);
 
 export async function connectedApps(prisma: PrismaClient, playerId: string): Promise<ConnectedApp[]> {
-  const consents = await prisma.consent.findMany({
-    where: { playerId, status: 'active' },
-    select: { grantedAt: true, scopes: true, app: { select: { clientId: true, name: true, redirectUris: true } } },
-    orderBy: { grantedAt: 'asc' },
-  });
+  const consents = await activeConsentsOfPlayer(prisma, playerId);
   const apps = new Map<string, { app: (typeof consents)[number]['app']; scopes: Set<string>; firstAllowedAt: Date }>();
   // Oldest first, so an app's first consent is the one that says when it was first allowed.
   for (const consent of consents) {
@@ -65,15 +61,12 @@ export async function removeAccess(
   clientId: string,
 ): Promise<string | null> {
   if (!idFormats.clientId.test(clientId)) return null;
-  const consents = await prisma.consent.findMany({
-    where: { playerId, status: 'active', app: { clientId } },
-    select: { id: true, grantId: true, app: { select: { name: true } } },
-  });
+  const consents = await activeConsentsWithApp(prisma, playerId, clientId);
   const [first] = consents;
   if (!first) return null;
   // PostgreSQL first: from this moment the api refuses every token of these consents, and each
   // receipt records the player's withdrawal as the reason.
-  for (const consent of consents) await endConsent(prisma, pairwiseSecret, { id: consent.id }, 'player_withdrawal');
+  await prisma.$transaction((tx) => endConsents(tx, pairwiseSecret, { playerId, clientId }, 'player_withdrawal'));
   // Then the refresh-token families. The destroy hook finds each consent already ended and leaves
   // its reason alone. A store that fails here does not undo the withdrawal: the token endpoint
   // refuses to refresh under an ended consent.

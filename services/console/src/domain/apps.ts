@@ -15,12 +15,12 @@ import {
   revokeSecret,
 } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
-import { type AppView, type DeliveryStatus, type DeliveryView, userScopes } from '@devplat/contract';
-import { type Actor, type App, audit, type ClientSecret, isUuid, type Prisma, type PrismaClient } from '@devplat/db';
+import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
+import { type Actor, type App, audit, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
+import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
 import type { KeyValueStore } from '@devplat/kv';
 import {
   type EventFeed,
-  endConsents,
   eventFeed,
   isLocalWebhookUrl,
   listDeliveries,
@@ -113,11 +113,6 @@ export function developerApps(
     const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
     return app && app.accountId === accountId && app.status !== 'deleted' ? app : notFound(`The app ${clientId}`);
   };
-  const endConsentsOf = (
-    tx: Prisma.TransactionClient,
-    where: Prisma.ConsentWhereInput,
-    reason: 'app_deleted' | 'scope_removed',
-  ) => endConsents(tx, pairwiseSecret, where, reason);
   const active = async (accountId: string, clientId: string) => {
     const app = await find(accountId, clientId);
     if (app.status !== 'active') refuseAs('APP_DISABLED', `The app ${clientId} is disabled.`);
@@ -185,13 +180,10 @@ export function developerApps(
       const app = await find(actor.accountId, clientId);
       let removedScopes: string[] = [];
       const edited = await ruled(() =>
-        editApp(prisma, directory, app.id, { ...changes, reservedHosts }, async (tx, { before, after }) => {
-          removedScopes = before.scopes.filter((scope) => !after.scopes.includes(scope));
-          const removedUserScopes = removedScopes.filter((scope) => (userScopes as readonly string[]).includes(scope));
-          const ended = removedUserScopes.length
-            ? await endConsentsOf(tx, { appId: app.id, scopes: { hasSome: removedUserScopes } }, 'scope_removed')
-            : 0;
-          const details = { client_id: clientId, changed: changedMembers(before, after), consents_ended: ended };
+        editApp(prisma, directory, app.id, { ...changes, reservedHosts }, pairwiseSecret, async (tx, edit) => {
+          removedScopes = edit.removedScopes;
+          const changed = changedMembers(edit.before, edit.after);
+          const details = { client_id: clientId, changed, consents_ended: edit.consentsEnded };
           await audit(tx, actor, 'app.edit', { type: 'app', id: app.id }, details);
         }),
       );
@@ -232,16 +224,15 @@ export function developerApps(
      */
     async delete(actor: Actor, clientId: string): Promise<AppWithSecrets> {
       const app = await find(actor.accountId, clientId);
-      await deleteApp(prisma, directory, app.id, async (tx) => {
-        const ended = await endConsentsOf(tx, { appId: app.id }, 'app_deleted');
-        await audit(
+      await deleteApp(prisma, directory, app.id, pairwiseSecret, (tx, { consentsEnded }) =>
+        audit(
           tx,
           actor,
           'app.delete',
           { type: 'app', id: app.id },
-          { client_id: clientId, consents_ended: ended },
-        );
-      });
+          { client_id: clientId, consents_ended: consentsEnded },
+        ),
+      );
       return prisma.app.findUniqueOrThrow({ where: { id: app.id }, include: { secrets: true } });
     },
 
@@ -294,20 +285,13 @@ export function developerApps(
         for (const row of rows) counts[row.what] = { ...counts[row.what], [row.day]: row.n };
         return counts;
       };
-      const [granted, ended, deliveries] = await Promise.all([
-        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
-          SELECT to_char(granted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 'granted' AS what, count(*)::int AS n
-            FROM consents WHERE app_id = ${app.id}::uuid AND granted_at >= ${since} GROUP BY 1`,
-        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
-          SELECT to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-                 CASE WHEN revocation_reason = 'player_withdrawal' THEN 'withdrawn' ELSE 'ended' END AS what,
-                 count(*)::int AS n
-            FROM consents WHERE app_id = ${app.id}::uuid AND revoked_at >= ${since} GROUP BY 1, 2`,
+      const [consents, deliveries] = await Promise.all([
+        consentActivity(prisma, app.id, since),
         prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
           SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status::text AS what, count(*)::int AS n
             FROM webhook_deliveries WHERE app_id = ${app.id}::uuid AND created_at >= ${since} GROUP BY 1, 2`,
       ]);
-      return { consents: perDay([...granted, ...ended]), deliveries: perDay(deliveries) };
+      return { consents: perDay(consents), deliveries: perDay(deliveries) };
     },
 
     /**
@@ -324,7 +308,7 @@ export function developerApps(
     },
 
     /** How many players have an active consent for an app already found (its delete page says). */
-    activeConsentCount: (app: App) => prisma.consent.count({ where: { appId: app.id, status: 'active' } }),
+    activeConsentCount: (app: App) => activeConsentCount(prisma, app.id),
 
     /** The failed deliveries of an app already found (its page lists them). */
     failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),

@@ -1,6 +1,6 @@
-// The `data` of the consent events, built here only: the auth service writes them with each consent
-// change, the console's test event imitates consent.granted. README (Consent webhooks) documents
-// the members; receivers depend on them, so they change only with the contract.
+// The `data` of the consent events, built here only: the consents room writes them with each consent
+// change, the console's test event (packages/webhooks) imitates consent.granted. README (Consent
+// webhooks) documents the members; receivers depend on them, so they change only with the contract.
 import type { Consent, RevocationReason } from '@devplat/db';
 
 // Type aliases, not interfaces: Prisma takes only those as JSON values.

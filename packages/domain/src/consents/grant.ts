@@ -1,0 +1,28 @@
+import { consentTextVersion } from '@devplat/contract';
+import type { Consent, PrismaClient } from '@devplat/db';
+import { consentGrantedPayload } from './events.ts';
+import { pairwiseSubject } from './pairwise.ts';
+import { insertConsent, insertConsentEvent } from './store.ts';
+
+export interface ConsentGrant {
+  app: { id: string; clientId: string };
+  playerId: string;
+  /** The authorization server's grant the consent backs. */
+  grantId: string;
+  scopes: string[];
+}
+
+/** The player's Allow: the receipt under the current consent text, and its consent.granted event. */
+export function grantConsent(
+  prisma: PrismaClient,
+  pairwiseSecret: string,
+  { app, playerId, grantId, scopes }: ConsentGrant,
+): Promise<Consent> {
+  return prisma.$transaction(async (tx) => {
+    const consent = await insertConsent(tx, { appId: app.id, playerId, grantId, scopes, consentTextVersion });
+    const sub = pairwiseSubject(pairwiseSecret, app.clientId, playerId);
+    const payload = consentGrantedPayload({ clientId: app.clientId, sub, consent });
+    await insertConsentEvent(tx, 'consent.granted', app.id, payload);
+    return consent;
+  });
+}

@@ -1,0 +1,20 @@
+// The consents room: what can be done with consent receipts (grant, end) and what may be read of
+// them. Only store.ts touches the consents table.
+export { endConsent, endConsents } from './end.ts';
+export {
+  type ConsentGrantedPayload,
+  type ConsentRevokedPayload,
+  consentGrantedPayload,
+  consentRevokedPayload,
+} from './events.ts';
+export { type ConsentGrant, grantConsent } from './grant.ts';
+export { pairwiseSubject } from './pairwise.ts';
+export {
+  activeConsentCount,
+  activeConsentIdOfGrant,
+  activeConsentsOfPlayer,
+  activeConsentsWithApp,
+  type ConsentActivityRow,
+  type ConsentSelection,
+  consentActivity,
+} from './store.ts';

@@ -1,0 +1,102 @@
+// The consents table: every statement on consent receipts is here, and only these write them. The
+// api's per-call liveness statement (services/api/src/liveness.ts) reads them too, on purpose: it
+// is one statement across areas on the hot path. Each consent event is written with its change.
+import type { Consent, Prisma, RevocationReason } from '@devplat/db';
+import type { Db } from '../db.ts';
+
+/** Which consents an operation means: one, the one behind a grant, an app's, or a player's with an app. */
+export type ConsentSelection =
+  | { consentId: string }
+  | { grantId: string }
+  /** `scopes`: only those holding any of them. */
+  | { appId: string; scopes?: readonly string[] }
+  | { playerId: string; clientId: string };
+
+function whereOf(selection: ConsentSelection): Prisma.ConsentWhereInput {
+  if ('consentId' in selection) return { id: selection.consentId };
+  if ('grantId' in selection) return { grantId: selection.grantId };
+  if ('playerId' in selection) return { playerId: selection.playerId, app: { clientId: selection.clientId } };
+  return { appId: selection.appId, ...(selection.scopes && { scopes: { hasSome: [...selection.scopes] } }) };
+}
+
+export type NewConsent = Pick<Consent, 'appId' | 'playerId' | 'grantId' | 'scopes' | 'consentTextVersion'>;
+
+export const insertConsent = (tx: Prisma.TransactionClient, data: NewConsent): Promise<Consent> =>
+  tx.consent.create({ data });
+
+/** The active consents selected, oldest first, each with its app's client id. */
+export const activeConsents = (tx: Prisma.TransactionClient, selection: ConsentSelection) =>
+  tx.consent.findMany({
+    where: { ...whereOf(selection), status: 'active' },
+    include: { app: { select: { clientId: true } } },
+    orderBy: { grantedAt: 'asc' },
+  });
+
+/** False when the consent had already ended (a concurrent request ended it first). */
+export async function markEnded(
+  tx: Prisma.TransactionClient,
+  consentId: string,
+  revokedAt: Date,
+  reason: RevocationReason,
+): Promise<boolean> {
+  const { count } = await tx.consent.updateMany({
+    where: { id: consentId, status: 'active' },
+    data: { status: 'revoked', revokedAt, revocationReason: reason },
+  });
+  return count > 0;
+}
+
+export async function insertConsentEvent(
+  tx: Prisma.TransactionClient,
+  type: 'consent.granted' | 'consent.revoked',
+  appId: string,
+  payload: Prisma.InputJsonObject,
+): Promise<void> {
+  await tx.outboxEvent.create({ data: { type, appId, payload } });
+}
+
+/** The id of the active consent behind a grant; null when it has ended. */
+export async function activeConsentIdOfGrant(db: Db, grantId: string): Promise<string | null> {
+  const consent = await db.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
+  return consent?.id ?? null;
+}
+
+/** A player's active consents, oldest first, with what the connected-apps page shows of each app. */
+export const activeConsentsOfPlayer = (db: Db, playerId: string) =>
+  db.consent.findMany({
+    where: { playerId, status: 'active' },
+    select: { grantedAt: true, scopes: true, app: { select: { clientId: true, name: true, redirectUris: true } } },
+    orderBy: { grantedAt: 'asc' },
+  });
+
+/** A player's active consents with one app: their grants, and the app's name. */
+export const activeConsentsWithApp = (db: Db, playerId: string, clientId: string) =>
+  db.consent.findMany({
+    where: { ...whereOf({ playerId, clientId }), status: 'active' },
+    select: { id: true, grantId: true, app: { select: { name: true } } },
+  });
+
+export const activeConsentCount = (db: Db, appId: string): Promise<number> =>
+  db.consent.count({ where: { appId, status: 'active' } });
+
+/** Consents of an app granted, and ended, per UTC day (YYYY-MM-DD) since `since`. */
+export interface ConsentActivityRow {
+  day: string;
+  /** granted, withdrawn (by the player) or ended (any other reason). */
+  what: string;
+  n: number;
+}
+
+export async function consentActivity(db: Db, appId: string, since: Date): Promise<ConsentActivityRow[]> {
+  const [granted, ended] = await Promise.all([
+    db.$queryRaw<ConsentActivityRow[]>`
+      SELECT to_char(granted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, 'granted' AS what, count(*)::int AS n
+        FROM consents WHERE app_id = ${appId}::uuid AND granted_at >= ${since} GROUP BY 1`,
+    db.$queryRaw<ConsentActivityRow[]>`
+      SELECT to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+             CASE WHEN revocation_reason = 'player_withdrawal' THEN 'withdrawn' ELSE 'ended' END AS what,
+             count(*)::int AS n
+        FROM consents WHERE app_id = ${appId}::uuid AND revoked_at >= ${since} GROUP BY 1, 2`,
+  ]);
+  return [...granted, ...ended];
+}

@@ -1,0 +1,17 @@
+// The players room: what can be done to sandbox players and what may be read of them. Only
+// store.ts touches the sandbox_players table.
+export {
+  createPlayer,
+  disablePlayer,
+  enablePlayer,
+  type NewPlayer,
+  type PlayerCreation,
+  type PlayerStatusChange,
+} from './operations.ts';
+export {
+  findPlayer,
+  findPlayerByUsername,
+  findPlayerOfAccount,
+  findPlayerOfAccountEmail,
+  playersOfAccount,
+} from './store.ts';

@@ -1,0 +1,69 @@
+// What can be done to a sandbox player, each change audited in its own transaction. Nothing caches
+// a player's status: the api's liveness statement and the player client's session check read it on
+// every request, so a change takes effect on the very next call with no invalidation.
+import {
+  type Actor,
+  audit,
+  type Operator,
+  type PlayerStatus,
+  type Prisma,
+  type PrismaClient,
+  type SandboxPlayer,
+} from '@devplat/db';
+import { hashPassword } from '@devplat/passwords';
+import { changeStatus, insertPlayer, isUsernameTaken, playerById } from './store.ts';
+
+export interface NewPlayer {
+  accountId: string;
+  username: string;
+  password: string;
+  displayName: string | null;
+}
+
+export type PlayerCreation = { created: SandboxPlayer } | { refused: 'USERNAME_TAKEN' };
+
+/** A new player of the developer's account; usernames are unique across the sandbox. */
+export async function createPlayer(prisma: PrismaClient, by: Actor, player: NewPlayer): Promise<PlayerCreation> {
+  const { password, ...row } = player;
+  const passwordHash = await hashPassword(password);
+  try {
+    const created = await prisma.$transaction(async (tx) => {
+      const inserted = await insertPlayer(tx, { ...row, passwordHash });
+      await audit(tx, by, 'player.create', { type: 'sandbox_player', id: inserted.id });
+      return inserted;
+    });
+    return { created };
+  } catch (error) {
+    if (isUsernameTaken(error)) return { refused: 'USERNAME_TAKEN' };
+    throw error;
+  }
+}
+
+export interface PlayerStatusChange {
+  player: SandboxPlayer;
+  /** False when the player already had the status: nothing was changed or recorded. */
+  changed: boolean;
+}
+
+/** Who the change is for, and what else its audit record says beside the username. */
+type StatusChange = (
+  prisma: PrismaClient,
+  by: Actor | Operator,
+  player: Pick<SandboxPlayer, 'id' | 'username'>,
+  details?: Prisma.InputJsonObject,
+) => Promise<PlayerStatusChange>;
+
+const toStatus =
+  (status: PlayerStatus, action: string): StatusChange =>
+  (prisma, by, { id, username }, details = {}) =>
+    prisma.$transaction(async (tx) => {
+      const changed = await changeStatus(tx, id, status);
+      if (changed) await audit(tx, by, action, { type: 'sandbox_player', id }, { username, ...details });
+      return { player: await playerById(tx, id), changed };
+    });
+
+/** Every user token of the player answers 403 ACCESS_DENIED on its next call; their consents stand. */
+export const disablePlayer = toStatus('disabled', 'player.disable');
+
+/** Their tokens under consents that still stand work again, and they can sign in. */
+export const enablePlayer = toStatus('active', 'player.enable');
