@@ -7,6 +7,10 @@
 //   node test/run.mjs                          every test file; CI=true adds the gateway pass
 //   node test/run.mjs --doors                  the same with the gateway pass, outside CI too
 //   node test/run.mjs [--door gateway] FILE…   only these files, through that door (direct by default)
+//   node test/run.mjs --no-checks …            the same without the lint, type and contract checks
+//
+// The fast contract loop, npm run test:contract, is `--no-checks` on test/contract and the
+// packages' own tests (infra/toolchain/run.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,26 +20,28 @@ import { defaultPatterns, fileLines, repoRoot as root, runTestFiles } from './ru
 // (test/support/platform.ts starts the platform behind it when DEVPLAT_TEST_DOOR=gateway).
 // Names not written yet are skipped.
 const gatewayContractFiles = [
-  'test/e2e/oauth-client-credentials.test.ts',
-  'test/e2e/oauth-authorization-code.test.ts',
-  'test/e2e/api-protected.test.ts',
-  'test/e2e/platform.test.ts',
-  'test/e2e/refresh-family.test.ts',
-  'test/e2e/secret-rotation.test.ts',
-  'test/e2e/consent-binding.test.ts',
-  'test/e2e/interop.test.ts',
-  'test/e2e/door-parity.test.ts',
+  'test/contract/oauth-client-credentials.test.ts',
+  'test/contract/oauth-authorization-code.test.ts',
+  'test/contract/api-protected.test.ts',
+  'test/operating/platform.test.ts',
+  'test/contract/refresh-family.test.ts',
+  'test/contract/secret-rotation.test.ts',
+  'test/contract/consent-binding.test.ts',
+  'test/contract/interop.test.ts',
+  'test/contract/door-parity.test.ts',
 ];
 const doors = ['direct', 'gateway'];
 
-const usage = 'usage: node test/run.mjs [--doors | --door direct|gateway] [test files…]';
+const usage = 'usage: node test/run.mjs [--no-checks] [--doors | --door direct|gateway] [test files…]';
 const files = [];
 let door = null;
 let bothDoors = false;
+let runChecks = true;
 const args = process.argv.slice(2);
 for (let index = 0; index < args.length; index++) {
   const arg = args[index];
   if (arg === '--doors') bothDoors = true;
+  else if (arg === '--no-checks') runChecks = false;
   else if (arg === '--door' || arg.startsWith('--door=')) {
     door = arg === '--door' ? args[++index] : arg.slice('--door='.length);
     if (!doors.includes(door)) {
@@ -72,7 +78,7 @@ const checks = [
   ],
 ];
 let failedChecks = 0;
-for (const [name, command, args] of checks) {
+for (const [name, command, args] of runChecks ? checks : []) {
   process.stdout.write(`\n▶ ${name}\n`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env });
   if (result.status !== 0) {

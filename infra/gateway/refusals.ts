@@ -2,7 +2,7 @@
 // request it cannot parse, no replica answering), as nginx configuration: exactly what a service
 // answers for the same request, so an app cannot tell the gateway from `npm start`. The same text
 // goes into nginx.conf.template (render.ts) and into the Kubernetes Ingress's snippets (checked
-// by test/e2e/kubernetes-manifests.test.ts).
+// by test/infra/kubernetes/routing.test.ts).
 //
 // Every answer carries the gateway's request id, req_$request_id, which nginx also logs and passes
 // upstream as X-Request-ID: one id names a request in the gateway's log and the services'.

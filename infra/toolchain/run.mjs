@@ -90,6 +90,15 @@ function ensureDocs(env) {
 const tasks = {
   start: ['node', 'services/platform/src/main.ts'],
   test: ['node', 'test/run.mjs'],
+  // The fast loop on the contract: its tests (test/contract) and the packages' own, at the
+  // listeners, without the lint, type and contract checks `test` runs first.
+  'test:contract': [
+    'node',
+    'test/run.mjs',
+    '--no-checks',
+    'test/contract/**/*.test.ts',
+    'packages/*/test/**/*.test.ts',
+  ],
   'api:start': ['node', 'services/api/src/main.ts'],
   'auth:start': ['node', 'services/auth/src/main.ts'],
   'mock:start': ['node', 'services/mock/src/main.ts'],

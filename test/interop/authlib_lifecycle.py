@@ -1,6 +1,6 @@
 """The app lifecycle with Python Authlib (OAuth2Session), configured from the RFC 8414 metadata alone.
 
-Run by test/e2e/interop.test.ts with Debian's /usr/bin/python3. Reads from the environment:
+Run by test/contract/interop.test.ts with Debian's /usr/bin/python3. Reads from the environment:
 DEVPLAT_BASE (the issuer, {base_url}), CLIENT_ID, CLIENT_SECRET, REDIRECT_URI. Prints one JSON line
 per step on stdout. At each "authorize" step it prints the authorization URL Authlib built and reads
 the redirect the player's browser was sent to (one line on stdin). Never prints a token or secret;

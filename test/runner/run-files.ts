@@ -7,11 +7,18 @@ import { join, relative } from 'node:path';
 
 export const repoRoot = new URL('../..', import.meta.url).pathname;
 
+/**
+ * The areas of test/, each a folder of test files: the contract's operations and refusals, the
+ * player client, the developer console, webhooks, operating the platform, and the infrastructure
+ * (the image, the Kubernetes manifests, the topology). test/support is their shared code.
+ */
+export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'infra'];
+
 /** Every test file of the project, and nothing else (the fixtures here end in .fixture.ts). */
 export const defaultPatterns = [
   'packages/*/test/**/*.test.ts',
   'services/*/test/**/*.test.ts',
-  'test/e2e/**/*.test.ts',
+  ...testAreas.map((area) => `test/${area}/**/*.test.ts`),
   'test/runner/**/*.test.ts',
 ];
 

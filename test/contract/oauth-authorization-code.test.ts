@@ -1,6 +1,7 @@
 // The authorization code flow as an app developer meets it: oauth4webapi on the app's side, a
 // sandbox player signing in and answering the consent screen over HTTP (Chromium drives the same
-// pages in browser.test.ts), and every replay and race of the contract's state table.
+// pages in test/players/browser.test.ts), and every replay and race of the contract's state
+// table.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory, disableApp } from '@devplat/apps';

@@ -98,7 +98,7 @@ async function underLoad(work: (counts: LoadCounts) => Promise<void>): Promise<L
 /**
  * Every request of the load answered 200. A POST nginx sends to a replica in the instant it closes
  * its listener is reset unread and passed on to the next replica (the gateway's non_idempotent on
- * auth's locations; test/e2e/gateway-retries.test.ts shows that case alone).
+ * auth's locations; test/infra/gateway-retries.test.ts shows that case alone).
  */
 function assertNoneFailed(counts: LoadCounts) {
   assert.deepEqual(counts.failures, [], gatewayLog());
