@@ -4,8 +4,6 @@ export { onReservedHost } from './redirect-uris.ts';
 export {
   type AppChanges,
   type AppEdit,
-  type AppRule,
-  AppRuleError,
   addSecret,
   createApp,
   deleteApp,

@@ -4,27 +4,15 @@
 // takes what else must commit with it (`alsoInTransaction`: its audit record), run only when the
 // change happened. The consents an edit or a deletion ends are ended here, through the consents
 // room, so no caller can skip them.
-import { isScope, scopeNames, userScopes } from '@devplat/contract';
+import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
 import type { AccountStatus, App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
 import { endConsents } from '@devplat/domain/consents';
+import { Refusal, type RefusalCode, refuse } from '@devplat/domain/refusal';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
 import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 
 const maxActiveSecrets = 2;
-
-/** Which rule refused; the names are the console's problem codes. */
-export type AppRule = 'INVALID_REQUEST' | 'NOT_FOUND' | 'SECRET_LIMIT' | 'APP_DISABLED';
-
-/** A request the registry refuses, with a message fit for the developer. */
-export class AppRuleError extends Error {
-  readonly rule: AppRule;
-  constructor(rule: AppRule, message: string) {
-    super(message);
-    this.name = 'AppRuleError';
-    this.rule = rule;
-  }
-}
 
 export interface NewApp {
   accountId: string;
@@ -37,23 +25,23 @@ export interface NewApp {
   reservedHosts?: readonly string[];
 }
 
-const refuse = (message: string): never => {
-  throw new AppRuleError('INVALID_REQUEST', message);
-};
-
 /** Rule 8 for redirect URIs (at most five, exact, never on a platform host), as a sentence. */
 function checkRedirectUris(uris: string[], reservedHosts?: readonly string[]) {
   const problem = redirectUrisProblem(uris, reservedHosts);
-  if (problem) refuse(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
+  if (!problem) return;
+  const code: RefusalCode = uris.length > limits.maxRedirectUris ? 'TOO_MANY_REDIRECT_URIS' : 'INVALID_REDIRECT_URI';
+  refuse(code, `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
 }
 
 /** At least one scope of the catalogue, none twice. */
 function checkScopes(scopes: string[]) {
   const known = scopeNames.join(', ');
-  if (scopes.length === 0) refuse(`scopes must name at least one of: ${known}.`);
-  if (new Set(scopes).size !== scopes.length) refuse('scopes must not repeat.');
+  if (scopes.length === 0) refuse('INVALID_SCOPES', `scopes must name at least one of: ${known}.`);
+  if (new Set(scopes).size !== scopes.length) refuse('INVALID_SCOPES', 'scopes must not repeat.');
   const unknownScope = scopes.find((scope) => !isScope(scope));
-  if (unknownScope !== undefined) refuse(`Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
+  if (unknownScope !== undefined) {
+    refuse('UNKNOWN_SCOPE', `Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
+  }
 }
 
 export async function createApp(
@@ -97,13 +85,10 @@ export async function addSecret(
     const [app] = await tx.$queryRaw<
       { client_id: string }[]
     >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
-    if (!app) throw new AppRuleError('NOT_FOUND', 'no such app');
+    if (!app) throw new Refusal('APP_NOT_FOUND', 'no such app');
     const active = await tx.clientSecret.count({ where: { appId, status: 'active' } });
     if (active >= maxActiveSecrets) {
-      throw new AppRuleError(
-        'SECRET_LIMIT',
-        `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`,
-      );
+      throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
     const secret = await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } });
     await alsoInTransaction?.(tx, secret);
@@ -182,9 +167,9 @@ export function editApp(
   return withDirectoryBumps(prisma, directory, { id: appId }, async (tx) => {
     const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
     const before = locked ? await tx.app.findUnique({ where: { id: appId } }) : null;
-    if (!before) throw new AppRuleError('NOT_FOUND', 'no such app');
+    if (!before) throw new Refusal('APP_NOT_FOUND', 'no such app');
     if (before.status !== 'active') {
-      throw new AppRuleError('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
+      throw new Refusal('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
     }
     const after = await tx.app.update({
       where: { id: appId },

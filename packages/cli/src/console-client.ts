@@ -1,6 +1,7 @@
 // The console JSON API over fetch: JSON in and out, the session as a bearer token, and every way a
 // call can fail turned into a CliError that says what happened in one sentence.
-import { FailureError, localProblem, NotSignedInError, type Problem } from './errors.ts';
+import { consoleRefusal } from './console-refusals.ts';
+import { FailureError, localProblem, type Problem } from './errors.ts';
 
 export interface ApiAnswer<T> {
   status: number;
@@ -35,6 +36,12 @@ const requestTimeoutMs = 30_000;
 
 export function createConsoleClient(options: ConsoleClientOptions): ConsoleClient {
   const { consoleUrl, token } = options;
+  const refused = (response: Response, text: string, hints: Record<string, string>) =>
+    consoleRefusal(problemOf(response, text, 'the console'), {
+      signedIn: Boolean(token),
+      signInAgain: options.signInAgain ?? [],
+      hints,
+    });
   return {
     consoleUrl,
     async request<T>(
@@ -60,13 +67,7 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
       } catch (error) {
         throw unreachable(consoleUrl, error, options.timeoutMs ?? requestTimeoutMs);
       }
-      if (!response.ok) {
-        const problem = problemOf(response, text, 'the console');
-        if (response.status === 401 && token) {
-          throw new NotSignedInError(problem, options.signInAgain ?? []);
-        }
-        throw new FailureError(problem, hintsFor(problem, hints));
-      }
+      if (!response.ok) throw refused(response, text, hints);
       return { status: response.status, text, body: parseBody<T>(text, consoleUrl) };
     },
     async stream(path, extra, signal) {
@@ -89,9 +90,7 @@ export function createConsoleClient(options: ConsoleClientOptions): ConsoleClien
         clearTimeout(timer);
       }
       if (response.ok) return response;
-      const problem = problemOf(response, await response.text(), 'the console');
-      if (response.status === 401 && token) throw new NotSignedInError(problem, options.signInAgain ?? []);
-      throw new FailureError(problem, hintsFor(problem, {}));
+      throw refused(response, await response.text(), {});
     },
   };
 }
@@ -173,27 +172,4 @@ export function problemOf(response: Response, text: string, who: string): Proble
     ),
     status: response.status,
   };
-}
-
-const hintsByCode: Record<string, string> = {
-  GUEST_ACCOUNT: 'The console is for full accounts: register one with devplat register.',
-  SECRET_LIMIT:
-    'An app holds at most two active secrets: revoke the one your app no longer uses with ' +
-    'devplat secrets revoke <client_id> <secret_id> (devplat apps show <client_id> lists them).',
-  NO_WEBHOOK_URL:
-    'Give the app a webhook URL first (devplat apps set-webhook <client_id> --url <https url>), or receive ' +
-    'its events on this machine with devplat listen <client_id> --forward-to <local url>.',
-  DELIVERY_NOT_FAILED: 'Only failed deliveries can be replayed: devplat deliveries list <client_id> --status failed',
-  FEATURE_DISABLED:
-    'The console is switched off in production and while the platform is off (DEVELOPER_PLATFORM_ENABLED).',
-};
-
-function hintsFor(problem: Problem, specific: Record<string, string>): string[] {
-  const hints: string[] = [];
-  const hint = specific[problem.code] ?? hintsByCode[problem.code];
-  if (hint) hints.push(hint);
-  if ((problem.status ?? 0) >= 500 && problem.request_id) {
-    hints.push(`If this persists, report it with the request id ${problem.request_id}.`);
-  }
-  return hints;
 }

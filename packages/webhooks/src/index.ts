@@ -1,6 +1,5 @@
 export { type AddressKind, addressKind } from './addresses.ts';
 export { listDeliveries } from './deliveries.ts';
-export { type WebhookRule, WebhookRuleError } from './errors.ts';
 export { type EventFeed, eventFeed, type SignedEvent } from './event-feed.ts';
 export { signedHeaders, webhookBody } from './message.ts';
 export { replayDelivery } from './replay.ts';

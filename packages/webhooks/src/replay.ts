@@ -1,12 +1,12 @@
 // The console's audited replay of a failed delivery.
 import { type Actor, audit, isUuid, type PrismaClient } from '@devplat/db';
-import { WebhookRuleError } from './errors.ts';
+import { Refusal } from '@devplat/domain/refusal';
 
 /**
  * Queues the event of a failed delivery again, to the app's current webhook URL, as a new delivery
  * with replay_of set, and writes the audit record (webhook.replay) in the same transaction.
- * Returns null when no delivery with this id belongs to an app of accountId. Throws
- * WebhookRuleError when the delivery is not failed or the app has no webhook URL.
+ * Returns null when no delivery with this id belongs to an app of accountId. Refuses a delivery
+ * replayed already or not failed, of a disabled app, or of an app with no webhook URL.
  */
 export async function replayDelivery(
   prisma: PrismaClient,
@@ -24,19 +24,19 @@ export async function replayDelivery(
     await tx.$queryRaw`SELECT id FROM webhook_deliveries WHERE id = ${original.id}::uuid FOR UPDATE`;
     const earlier = await tx.webhookDelivery.findFirst({ where: { replayOf: original.id }, select: { id: true } });
     if (earlier) {
-      throw new WebhookRuleError('DELIVERY_NOT_FAILED', `This delivery was replayed already, as ${earlier.id}.`);
+      throw new Refusal('DELIVERY_REPLAYED', `This delivery was replayed already, as ${earlier.id}.`);
     }
     if (original.app.status !== 'active') {
-      throw new WebhookRuleError('APP_DISABLED', 'The app is disabled: its deliveries cannot be replayed.');
+      throw new Refusal('APP_DISABLED', 'The app is disabled: its deliveries cannot be replayed.');
     }
     if (original.status !== 'failed') {
-      throw new WebhookRuleError(
+      throw new Refusal(
         'DELIVERY_NOT_FAILED',
         `Only a failed delivery can be replayed; this one is ${original.status}.`,
       );
     }
     if (!original.app.webhookUrl) {
-      throw new WebhookRuleError(
+      throw new Refusal(
         'NO_WEBHOOK_URL',
         'The app has no webhook URL any more: set one first (PATCH /api/apps/{client_id}, or the app page).',
       );

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { consentTextVersion, userScopes } from '@devplat/contract';
 import type { InTransaction, PrismaClient } from '@devplat/db';
 import { consentGrantedPayload } from '@devplat/domain/consents';
-import { WebhookRuleError } from './errors.ts';
+import { Refusal } from '@devplat/domain/refusal';
 
 /** ps_ and 32 base64url characters, like a real pairwise subject, but derived from nothing. */
 const syntheticSubject = () => `ps_${randomBytes(24).toString('base64url')}`;
@@ -19,7 +19,7 @@ export interface TestEventSent {
  * A signed test consent.granted event with a synthetic player (random ps_ sub, data.test = true),
  * queued for the app's webhook URL, with what else must commit with it (its audit record). Without
  * a webhook URL the event is written for `devplat listen` alone, when `listening`; otherwise that
- * is a WebhookRuleError.
+ * is refused (NO_WEBHOOK_URL).
  */
 export async function sendTestWebhook(
   prisma: PrismaClient,
@@ -28,9 +28,9 @@ export async function sendTestWebhook(
   { listening = false }: { listening?: boolean } = {},
 ): Promise<TestEventSent> {
   const app = await prisma.app.findUnique({ where: { id: appId } });
-  if (!app) throw new WebhookRuleError('NOT_FOUND', 'The app does not exist.');
+  if (!app) throw new Refusal('APP_NOT_FOUND', 'The app does not exist.');
   if (!app.webhookUrl && !listening)
-    throw new WebhookRuleError(
+    throw new Refusal(
       'NO_WEBHOOK_URL',
       'The app has no webhook URL and no devplat listen is running for it: set a URL first (PATCH ' +
         '/api/apps/{client_id}, or the app page), or run devplat listen <client_id> --forward-to <local url>.',

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { idFormats } from '@devplat/contract';
+import { Refusal } from '@devplat/domain/refusal';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
-import { listDeliveries, replayDelivery, sendTestWebhook, WebhookRuleError } from '../src/index.ts';
+import { listDeliveries, replayDelivery, sendTestWebhook } from '../src/index.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -72,8 +73,8 @@ describe('test webhooks', () => {
   test('need a webhook URL', async () => {
     const { app } = await appWithWebhook(null);
     await assert.rejects(sendTestWebhook(database.prisma, app.id), (error) => {
-      assert.ok(error instanceof WebhookRuleError);
-      assert.equal(error.rule, 'NO_WEBHOOK_URL');
+      assert.ok(error instanceof Refusal);
+      assert.equal(error.code, 'NO_WEBHOOK_URL');
       assert.match(error.message, /no webhook URL/);
       return true;
     });
@@ -206,8 +207,8 @@ describe('replay', () => {
     for (const status of ['pending', 'succeeded'] as const) {
       const delivery = await deliveryFor(app.id, status);
       await assert.rejects(replayDelivery(database.prisma, delivery.id, { accountId: developer.id }), (error) => {
-        assert.ok(error instanceof WebhookRuleError);
-        assert.equal(error.rule, 'DELIVERY_NOT_FAILED');
+        assert.ok(error instanceof Refusal);
+        assert.equal(error.code, 'DELIVERY_NOT_FAILED');
         assert.match(error.message, new RegExp(`Only a failed delivery can be replayed; this one is ${status}`));
         return true;
       });
@@ -216,7 +217,7 @@ describe('replay', () => {
     await database.prisma.app.update({ where: { id: app.id }, data: { webhookUrl: null } });
     await assert.rejects(
       replayDelivery(database.prisma, failed.id, { accountId: developer.id }),
-      (error) => error instanceof WebhookRuleError && error.rule === 'NO_WEBHOOK_URL',
+      (error) => error instanceof Refusal && error.code === 'NO_WEBHOOK_URL',
     );
     assert.equal(await database.prisma.webhookDelivery.count({ where: { replayOf: failed.id } }), 0);
     assert.equal(

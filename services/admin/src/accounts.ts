@@ -4,7 +4,8 @@
 // changed, so a second run changes nothing and records nothing.
 import { reactivateAccount, suspendAccount } from '@devplat/apps';
 import { audit } from '@devplat/db';
-import { AdminError, auditedCommand, type Command, type CommandText, exitCodes } from './command.ts';
+import { Refusal } from '@devplat/domain/refusal';
+import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 
 interface AccountCommand extends CommandText {
@@ -21,7 +22,7 @@ function accountCommand(spec: AccountCommand): Command {
     await withDatabase(config, async (prisma) => {
       // The console keeps e-mails in lower case.
       const account = await prisma.account.findUnique({ where: { email: (args.email as string).toLowerCase() } });
-      if (!account) throw new AdminError(exitCodes.dataError, `no developer account has the e-mail ${args.email}`);
+      if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${args.email}`);
       const apps = await prisma.app.count({ where: { accountId: account.id } });
       const changed = await withDirectory(config, prisma, io, (directory) =>
         spec.change(prisma, directory, account.id, (tx) =>

@@ -1,11 +1,19 @@
 // What every admin command is made of: its name, its help, its options, and the work it does. A
 // command either finishes (exit 0) or throws; main.ts turns what it throws into one line on stderr
-// and the exit code of sysexits.h.
+// and the exit code of sysexits.h (a domain Refusal's through refusals.ts).
 
 /** sysexits.h, as the services use them (78 is loadConfigOrExit's). */
-export const exitCodes = { ok: 0, usage: 64, dataError: 65, unavailable: 69, software: 70, config: 78 } as const;
+export const exitCodes = {
+  ok: 0,
+  usage: 64,
+  dataError: 65,
+  unavailable: 69,
+  software: 70,
+  tempFail: 75,
+  config: 78,
+} as const;
 
-/** A command line the admin cannot run, or a request it refuses: one line, and the exit code. */
+/** A command line the admin cannot run, or a store it cannot use: one line, and the exit code. */
 export class AdminError extends Error {
   override readonly name = 'AdminError';
   readonly exitCode: number;

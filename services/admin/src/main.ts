@@ -4,6 +4,7 @@
 // stderr and a sysexits.h exit code (no stack trace, no setting's value).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@devplat/config';
+import { Refusal } from '@devplat/domain/refusal';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { reactivateAccountCommand, suspendAccountCommand } from './accounts.ts';
 import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
@@ -11,6 +12,7 @@ import { generateSigningKeyCommand } from './generate-signing-key.ts';
 import { commandHelp, generalHelp, suggestion, usageLine } from './help.ts';
 import { janitorCommand } from './janitor.ts';
 import { disablePlayerCommand, enablePlayerCommand } from './players.ts';
+import { refusalExitCodes } from './refusals.ts';
 import { rotationProcedureCommand } from './rotation-procedure.ts';
 
 const commands: readonly Command[] = [
@@ -124,6 +126,10 @@ async function admin(argv: string[], env: Record<string, string | undefined>, io
     if (error instanceof ConfigError) {
       io.note(`configuration error: ${error.message}`);
       return exitCodes.config;
+    }
+    if (error instanceof Refusal) {
+      io.note(`${who}: ${error.detail}`);
+      return refusalExitCodes[error.code];
     }
     if (error instanceof AdminError) {
       io.note(`${who}: ${error.message}`);

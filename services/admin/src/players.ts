@@ -5,7 +5,8 @@
 // invalidation. The audit record commits with the change, only when something changed.
 import type { PlayerStatus } from '@devplat/db';
 import { disablePlayer, enablePlayer, findPlayerOfAccountEmail } from '@devplat/domain/players';
-import { AdminError, auditedCommand, type Command, type CommandText, exitCodes, usageError } from './command.ts';
+import { refuse } from '@devplat/domain/refusal';
+import { auditedCommand, type Command, type CommandText, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
 interface PlayerCommand extends CommandText {
@@ -30,9 +31,7 @@ function playerCommand(spec: PlayerCommand): Command {
     if (email === '') throw usageError('--account <email> is required: the developer account the player belongs to');
     await withDatabase(adminConfig(env), async (prisma) => {
       const player = await findPlayerOfAccountEmail(prisma, email, args.username as string);
-      if (!player) {
-        throw new AdminError(exitCodes.dataError, `the account ${email} has no sandbox player ${args.username}`);
-      }
+      if (!player) refuse('PLAYER_NOT_FOUND', `the account ${email} has no sandbox player ${args.username}`);
       const { changed } = await spec.change(prisma, { operator }, player, { account_email: email, reason });
       const who = `sandbox player ${player.username} (${player.id}) of ${email}`;
       io.out(`${who}: ${changed ? spec.to : `already ${spec.to}, nothing changed`}\n`);

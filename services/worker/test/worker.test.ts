@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { loadConfig } from '@devplat/config';
 import { openDatabase, type PrismaClient } from '@devplat/db';
+import { Refusal } from '@devplat/domain/refusal';
 import { createLogger } from '@devplat/http';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
@@ -16,7 +17,7 @@ import {
   verifyWebhook,
   type WebhookReceiver,
 } from '@devplat/test/webhook-receiver';
-import { listDeliveries, replayDelivery, sendTestWebhook, WebhookRuleError } from '@devplat/webhooks';
+import { listDeliveries, replayDelivery, sendTestWebhook } from '@devplat/webhooks';
 import { startWebhookWorker, type WebhookWorker } from '../src/index.ts';
 
 const fastSettings = {
@@ -203,7 +204,7 @@ describe('delivery with retries', () => {
     });
     await assert.rejects(
       replayDelivery(database.prisma, waiting.id, { accountId: developer.id }),
-      (error) => error instanceof WebhookRuleError && error.rule === 'DELIVERY_NOT_FAILED',
+      (error) => error instanceof Refusal && error.code === 'DELIVERY_NOT_FAILED',
     );
   });
 

@@ -5,7 +5,6 @@ export {
   disablePlayer,
   enablePlayer,
   type NewPlayer,
-  type PlayerCreation,
   type PlayerStatusChange,
 } from './operations.ts';
 export {

@@ -11,6 +11,7 @@ import {
   type SandboxPlayer,
 } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
+import { Refusal } from '../refusal.ts';
 import { changeStatus, insertPlayer, isUsernameTaken, playerById } from './store.ts';
 
 export interface NewPlayer {
@@ -20,22 +21,19 @@ export interface NewPlayer {
   displayName: string | null;
 }
 
-export type PlayerCreation = { created: SandboxPlayer } | { refused: 'USERNAME_TAKEN' };
-
-/** A new player of the developer's account; usernames are unique across the sandbox. */
-export async function createPlayer(prisma: PrismaClient, by: Actor, player: NewPlayer): Promise<PlayerCreation> {
+/** A new player of the developer's account; usernames are unique across the sandbox (USERNAME_TAKEN). */
+export async function createPlayer(prisma: PrismaClient, by: Actor, player: NewPlayer): Promise<SandboxPlayer> {
   const { password, ...row } = player;
   const passwordHash = await hashPassword(password);
   try {
-    const created = await prisma.$transaction(async (tx) => {
+    return await prisma.$transaction(async (tx) => {
       const inserted = await insertPlayer(tx, { ...row, passwordHash });
       await audit(tx, by, 'player.create', { type: 'sandbox_player', id: inserted.id });
       return inserted;
     });
-    return { created };
   } catch (error) {
-    if (isUsernameTaken(error)) return { refused: 'USERNAME_TAKEN' };
-    throw error;
+    if (!isUsernameTaken(error)) throw error;
+    throw new Refusal('USERNAME_TAKEN', `The username ${row.username} is taken. Choose another.`, { cause: error });
   }
 }
 

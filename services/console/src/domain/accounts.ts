@@ -2,11 +2,12 @@
 // which account a session belongs to. Only full, active accounts may use the console; a guest (made
 // by the game platform, not here) is refused.
 import { type Account, audit, type PrismaClient } from '@devplat/db';
+import { refuse } from '@devplat/domain/refusal';
 import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
 import type { SignInThrottle } from '@devplat/throttle';
-import { forgiven, refuse, throttled } from './refusals.ts';
 import { email, knownFields, password, requiredText } from './rules.ts';
 import type { ConsoleSession, ConsoleSessions } from './sessions.ts';
+import { forgiven, throttled } from './throttling.ts';
 
 export const minimumPasswordLength = 12;
 

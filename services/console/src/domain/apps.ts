@@ -5,7 +5,6 @@
 import {
   type AppChanges,
   type AppDirectory,
-  AppRuleError,
   addSecret,
   createApp,
   deleteApp,
@@ -18,6 +17,7 @@ import type { WebhookSettings } from '@devplat/config';
 import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
 import { type Actor, type App, audit, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
 import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
+import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
 import type { KeyValueStore } from '@devplat/kv';
 import {
   type EventFeed,
@@ -26,10 +26,8 @@ import {
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
-  WebhookRuleError,
   webhookUrlProblem,
 } from '@devplat/webhooks';
-import { ConsoleRefusal, refuse as refuseAs } from './refusals.ts';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
@@ -56,19 +54,7 @@ export const appView = (app: AppWithSecrets): AppView => ({
   created_at: app.createdAt.toISOString(),
 });
 
-const notFound = (what: string): never => refuseAs('NOT_FOUND', `${what} does not exist or is not yours.`);
-
-/** Turns the registry's and the webhooks' refusals into the console's. */
-async function ruled<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AppRuleError || error instanceof WebhookRuleError) {
-      throw new ConsoleRefusal(error.rule, error.message);
-    }
-    throw error;
-  }
-}
+const notFound = (code: RefusalCode, what: string): never => refuseAs(code, `${what} does not exist or is not yours.`);
 
 /** Counts per kind, then per day (YYYY-MM-DD); a day with none is absent. */
 export interface AppActivity {
@@ -111,7 +97,9 @@ export function developerApps(
 ) {
   const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
     const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
-    return app && app.accountId === accountId && app.status !== 'deleted' ? app : notFound(`The app ${clientId}`);
+    return app && app.accountId === accountId && app.status !== 'deleted'
+      ? app
+      : notFound('APP_NOT_FOUND', `The app ${clientId}`);
   };
   const active = async (accountId: string, clientId: string) => {
     const app = await find(accountId, clientId);
@@ -124,7 +112,10 @@ export function developerApps(
     if (value === undefined || value === null || value === '') return null;
     if (typeof value !== 'string') refuse('webhook_url must be a string or null.');
     const problem = webhookUrlProblem(value, webhooks);
-    if (problem) refuse(`webhook_url ${problem}${isLocalWebhookUrl(value, webhooks) ? listenHint(value) : ''}.`);
+    if (problem) {
+      const hint = isLocalWebhookUrl(value, webhooks) ? listenHint(value) : '';
+      refuseAs('WEBHOOK_URL_REFUSED', `webhook_url ${problem}${hint}.`);
+    }
     return value;
   };
 
@@ -145,12 +136,10 @@ export function developerApps(
       const scopes = stringList(body.scopes, 'scopes');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
-      return ruled(() =>
-        createApp(
-          prisma,
-          { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl, reservedHosts },
-          (tx, app) => audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
-        ),
+      return createApp(
+        prisma,
+        { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl, reservedHosts },
+        (tx, app) => audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
       );
     },
 
@@ -179,30 +168,33 @@ export function developerApps(
       };
       const app = await find(actor.accountId, clientId);
       let removedScopes: string[] = [];
-      const edited = await ruled(() =>
-        editApp(prisma, directory, app.id, { ...changes, reservedHosts }, pairwiseSecret, async (tx, edit) => {
+      const edited = await editApp(
+        prisma,
+        directory,
+        app.id,
+        { ...changes, reservedHosts },
+        pairwiseSecret,
+        async (tx, edit) => {
           removedScopes = edit.removedScopes;
           const changed = changedMembers(edit.before, edit.after);
           const details = { client_id: clientId, changed, consents_ended: edit.consentsEnded };
           await audit(tx, actor, 'app.edit', { type: 'app', id: app.id }, details);
-        }),
+        },
       );
       return { app: edited, removedScopes };
     },
 
     async rotateSecret(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
-      return ruled(() =>
-        addSecret(prisma, directory, app.id, (tx, secret) =>
-          audit(tx, actor, 'secret.create', { type: 'client_secret', id: secret.id }, { client_id: clientId }),
-        ),
+      return addSecret(prisma, directory, app.id, (tx, secret) =>
+        audit(tx, actor, 'secret.create', { type: 'client_secret', id: secret.id }, { client_id: clientId }),
       );
     },
 
     async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
       const app = await find(actor.accountId, clientId);
       const secret = isUuid(secretId) ? app.secrets.find((candidate) => candidate.id === secretId) : undefined;
-      if (!secret) notFound(`The secret ${secretId}`);
+      if (!secret) notFound('SECRET_NOT_FOUND', `The secret ${secretId}`);
       await revokeSecret(prisma, directory, app.id, secretId, (tx) =>
         audit(tx, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId }),
       );
@@ -247,20 +239,18 @@ export function developerApps(
     async sendTestWebhook(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
       const listening = (await store.getMany([listenerKey(app.id)]))[0] !== null;
-      return ruled(() =>
-        sendTestWebhook(
-          prisma,
-          app.id,
-          (tx, sent) =>
-            audit(
-              tx,
-              actor,
-              'webhook.test',
-              { type: 'outbox_event', id: sent.eventId },
-              { client_id: clientId, delivery_id: sent.deliveryId },
-            ),
-          { listening },
-        ),
+      return sendTestWebhook(
+        prisma,
+        app.id,
+        (tx, sent) =>
+          audit(
+            tx,
+            actor,
+            'webhook.test',
+            { type: 'outbox_event', id: sent.eventId },
+            { client_id: clientId, delivery_id: sent.deliveryId },
+          ),
+        { listening },
       );
     },
 
@@ -314,9 +304,9 @@ export function developerApps(
     failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),
 
     async replay(actor: Actor, deliveryId: string) {
-      if (!isUuid(deliveryId)) notFound(`The delivery ${deliveryId}`);
-      const replayed = await ruled(() => replayDelivery(prisma, deliveryId, actor));
-      return replayed ?? notFound(`The delivery ${deliveryId}`);
+      if (!isUuid(deliveryId)) notFound('DELIVERY_NOT_FOUND', `The delivery ${deliveryId}`);
+      const replayed = await replayDelivery(prisma, deliveryId, actor);
+      return replayed ?? notFound('DELIVERY_NOT_FOUND', `The delivery ${deliveryId}`);
     },
   };
 }

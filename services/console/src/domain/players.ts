@@ -9,9 +9,10 @@ import {
   findPlayerOfAccount,
   playersOfAccount,
 } from '@devplat/domain/players';
+import { refuse } from '@devplat/domain/refusal';
 import type { SignInThrottle } from '@devplat/throttle';
-import { forgiven, refuse, throttled } from './refusals.ts';
 import { knownFields, optionalText, password, username } from './rules.ts';
+import { forgiven, throttled } from './throttling.ts';
 
 export type { PlayerView };
 
@@ -38,7 +39,7 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
      */
     async setStatus(actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> {
       const player = isUuid(playerId) ? await findPlayerOfAccount(prisma, actor.accountId, playerId) : null;
-      if (!player) refuse('NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
+      if (!player) refuse('PLAYER_NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
       const change = status === 'disabled' ? disablePlayer : enablePlayer;
       return (await change(prisma, actor, player)).player;
     },
@@ -50,15 +51,14 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
       const displayName = optionalText(body.display_name, 'display_name', 64);
       const attempt = { account: actor.accountId, address };
       await throttled(throttle, attempt);
-      const creation = await createPlayer(prisma, actor, {
+      const player = await createPlayer(prisma, actor, {
         accountId: actor.accountId,
         username: name,
         password: secret,
         displayName,
       });
-      if ('refused' in creation) refuse(creation.refused, `The username ${name} is taken. Choose another.`);
       await forgiven(throttle, attempt);
-      return creation.created;
+      return player;
     },
   };
 }

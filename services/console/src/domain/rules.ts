@@ -1,10 +1,10 @@
 // The console's input rules, shared by the JSON API and the web forms. Each check answers why a
-// value is refused, in words a developer can act on (INVALID_REQUEST).
-import { refuse as refuseAs } from './refusals.ts';
+// value is refused, in words a developer can act on (INVALID_INPUT).
+import { refuse as refuseAs } from '@devplat/domain/refusal';
 
 /** A refusal of the developer's input, with the reason. */
 export function refuse(reason: string): never {
-  return refuseAs('INVALID_REQUEST', reason);
+  return refuseAs('INVALID_INPUT', reason);
 }
 
 // Control characters, and format characters (bidi overrides, zero-width joiners) that could make a

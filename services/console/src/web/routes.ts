@@ -4,8 +4,8 @@
 // Secure (__Host-) when the console is served over https.
 
 import type { DeliveryView } from '@devplat/contract';
-import { problemCodes } from '@devplat/contract';
 import type { Actor } from '@devplat/db';
+import { Refusal } from '@devplat/domain/refusal';
 import {
   cookie,
   cookieSessions,
@@ -23,8 +23,7 @@ import type { AppView } from '../domain/apps.ts';
 import { appView } from '../domain/apps.ts';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { playerView } from '../domain/players.ts';
-import { ConsoleRefusal } from '../domain/refusals.ts';
-import { retryAfter } from '../doors.ts';
+import { refusalProblem } from '../doors.ts';
 import { lastDays } from './chart.ts';
 import {
   type AppFormValues,
@@ -91,11 +90,12 @@ export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, 
     ctx.status = 303;
   };
   const takeNotice = (ctx: Context) => sessions.store.takeNotice(who(ctx).token);
-  /** A refusal of the developer's input shows the form again with the reason. */
+  /** A refusal shows the form again with its Problem's detail, at its Problem's status. */
   const refused = (ctx: Context, error: unknown) => {
-    if (!(error instanceof ConsoleRefusal)) throw error;
-    ctx.set(retryAfter(error));
-    return { status: problemCodes[error.code].status, reason: error.message };
+    if (!(error instanceof Refusal)) throw error;
+    const problem = refusalProblem(error);
+    ctx.set(problem.headers);
+    return { status: problem.status, reason: problem.detail };
   };
   const requester = (ctx: Context): Requester => ({ requestId: ctx.state.requestId, address: ctx.ip });
 
