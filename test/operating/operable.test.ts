@@ -435,7 +435,8 @@ describe('graceful drain on SIGTERM', { skip }, () => {
       const api = await startService('api', deployment, {}, via === 'the npm wrapper' ? 'api:start' : undefined);
       await untilReady(api);
       const load = balancedLoad(api.origin as string, api.management, 8);
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // The drain starts once the load is flowing (a fixed wait served 8 requests on a busy machine).
+      await eventually(() => load.counts.ok > 50, 30_000);
       const exited = new Promise<number | null>((resolve) => api.child.once('exit', (code) => resolve(code)));
       // To the process alone, as a container runtime or a supervisor sends it.
       process.kill(api.child.pid as number, 'SIGTERM');
