@@ -12,10 +12,11 @@ import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
 import { buildInternalApp } from './internal.ts';
 import { authorizationServerMetadata } from './metadata.ts';
-import { contractOAuthAnswers } from './oauth-answers.ts';
+import { oauthTelemetry } from './oauth-telemetry.ts';
 import { buildPlayerClientApp } from './player/app.ts';
 import { createProvider } from './provider.ts';
-import { emptyRevocationAnswer, revokeJwtAccessTokens } from './revocation.ts';
+import { providerAnswers } from './provider-answers.ts';
+import { revokeJwtAccessTokens } from './revocation.ts';
 
 export interface AuthDependencies {
   config: Config;
@@ -63,7 +64,8 @@ function buildTokenApp(
   { config, secrets, prisma, logger, metrics, tracing }: AuthDependencies,
   provider: Provider,
 ): Koa {
-  const oauthAnswers = contractOAuthAnswers(provider, metrics, tracing);
+  const telemetry = oauthTelemetry(metrics, tracing);
+  const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider));
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
   const on = platformSwitch(config.platformEnabled);
@@ -72,16 +74,8 @@ function buildTokenApp(
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  operation(router, `${wirePrefix}/oauth/token`, { POST: [...on, oauthAnswers, toProvider] });
-  operation(router, `${wirePrefix}/oauth/revoke`, {
-    POST: [
-      ...on,
-      emptyRevocationAnswer,
-      oauthAnswers,
-      revokeJwtAccessTokens(config, secrets, prisma, provider),
-      toProvider,
-    ],
-  });
+  operation(router, `${wirePrefix}/oauth/token`, { POST: [...on, telemetry, answers.token, toProvider] });
+  operation(router, `${wirePrefix}/oauth/revoke`, { POST: [...on, telemetry, answers.revocation, toProvider] });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
   const observe = metrics && requestObserver(metrics, 'auth');

@@ -6,7 +6,7 @@
 import { type AppDirectory, matchSecret } from '@devplat/apps';
 import type { Tracing } from '@devplat/tracing';
 import type Provider from 'oidc-provider';
-import { requestApp } from './request-app.ts';
+import { currentFacts } from './token-request.ts';
 
 /** The Client model's adapter: client metadata from the app registry, never a secret. */
 export function clientAdapter(apps: AppDirectory) {
@@ -15,7 +15,8 @@ export function clientAdapter(apps: AppDirectory) {
     async find(clientId: string) {
       const app = await apps.find(clientId);
       if (!app) return undefined;
-      requestApp.set({ app });
+      const facts = currentFacts();
+      if (facts) facts.app = app;
       const canRedirect = app.redirectUris.length > 0;
       return {
         client_id: app.clientId,
@@ -45,14 +46,18 @@ export function compareHashedSecrets(provider: Provider, apps: AppDirectory, tra
     const clientId: string = this.clientId;
     return tracing.span('oauth client authentication', { 'devplat.oauth.client_id': clientId }, async (span) => {
       // The Client adapter loaded this app (with its secret hashes) earlier in the same request.
-      const known = requestApp.get()?.app;
+      const facts = currentFacts();
+      const known = facts?.app;
       const app = known?.clientId === clientId ? known : await apps.find(clientId);
       const secret = app ? matchSecret(actual, app.secrets) : null;
       if (!app || !secret) {
         span.set('devplat.oauth.error', 'invalid_client');
         return false;
       }
-      requestApp.set({ app, clientSecretId: secret.id });
+      if (facts) {
+        facts.app = app;
+        facts.clientSecretId = secret.id;
+      }
       return true;
     });
   };

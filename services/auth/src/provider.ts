@@ -2,7 +2,8 @@
 // S256, rotating refresh tokens, revocation; JWT (at+jwt, EdDSA, 300 s) access tokens for one
 // resource, {base_url}. Configuration only: each rule of the contract that runs inside the provider
 // lives in a file named for it (client-authentication.ts, grants/*.ts, token-claims.ts,
-// revoked-grants.ts, revocation.ts), and the hooks below only call it.
+// revoked-grants.ts, revocation.ts), and the hooks below only call it; every rewrite of the
+// provider's own answers is in provider-answers.ts.
 import { appDirectory } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
@@ -14,6 +15,7 @@ import Provider, { type RefreshToken } from 'oidc-provider';
 import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
 import { rotateFamily } from './grants/refresh-token.ts';
+import { renderErrorAsJson } from './provider-answers.ts';
 import { refreshTokenAdapter, refreshTokenId } from './refresh-token-adapter.ts';
 import { resourceServer } from './resource-server.ts';
 import { endConsentOfRevokedGrant } from './revoked-grants.ts';
@@ -100,11 +102,7 @@ export function createProvider({
         getResourceServerInfo: resourceServer(resource),
       },
     },
-    // The provider answers HTML to a browser-like Accept header; the contract allows only JSON here.
-    renderError: async (ctx, out) => {
-      ctx.type = 'json';
-      ctx.body = out;
-    },
+    renderError: renderErrorAsJson,
     extraTokenClaims: accessTokenClaims(config.environment, prisma),
   });
   compareHashedSecrets(provider, apps, tracing);

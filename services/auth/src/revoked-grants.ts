@@ -4,7 +4,7 @@
 // is read from the request doing it.
 import type { PrismaClient, RevocationReason } from '@devplat/db';
 import { endConsent } from '@devplat/domain/consents';
-import { currentRequest } from './request-app.ts';
+import { currentRequest } from './token-request.ts';
 
 function revocationReason(): RevocationReason {
   const oidc = currentRequest()?.oidc;

@@ -6,13 +6,14 @@ import type { Environment } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { activeConsentId } from './grants/refresh-token.ts';
-import { requestApp } from './request-app.ts';
+import { tokenRequestFacts } from './token-request.ts';
 
 export function accessTokenClaims(environment: Environment, prisma: PrismaClient) {
-  return async (_ctx: KoaContextWithOIDC, token: object) => {
-    const claims = { env: environment, csid: requestApp.get()?.clientSecretId };
+  return async (ctx: KoaContextWithOIDC, token: object) => {
+    const facts = tokenRequestFacts(ctx);
+    const claims = { env: environment, csid: facts.clientSecretId };
     const grantId = 'grantId' in token ? (token.grantId as string | undefined) : undefined;
     if (!grantId) return claims;
-    return { ...claims, gid: grantId, cns: await activeConsentId(prisma, grantId) };
+    return { ...claims, gid: grantId, cns: await activeConsentId(prisma, grantId, facts) };
   };
 }

@@ -7,10 +7,10 @@
 import { grantedAppScopes } from '@devplat/apps';
 import { appScopes, isScope } from '@devplat/contract';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { requestApp } from '../request-app.ts';
+import { tokenRequestFacts } from '../token-request.ts';
 
 export function applyAppTokenScopes(ctx: KoaContextWithOIDC): void {
-  const app = requestApp.get()?.app;
+  const { app } = tokenRequestFacts(ctx);
   const granted: readonly string[] = app ? grantedAppScopes(app) : [];
   const params = ctx.oidc.params as Record<string, unknown>;
   const asked = params.scope as string | undefined;

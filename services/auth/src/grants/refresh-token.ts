@@ -20,16 +20,19 @@
 import { limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { activeConsentIdOfGrant } from '@devplat/domain/consents';
-import Provider, { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { type TokenRequestFacts, tokenRequestFacts } from '../token-request.ts';
 
-// The active consent a refresh found before rotating, for the claims of its new access token.
-const checkedConsents = new WeakMap<KoaContextWithOIDC, string>();
-
-/** The id of the active consent behind a grant; invalid_grant when it has ended. */
-export async function activeConsentId(prisma: PrismaClient, grantId: string): Promise<string> {
-  const ctx = Provider.ctx;
-  const checked = ctx && checkedConsents.get(ctx);
-  if (checked) return checked;
+/**
+ * The id of the active consent behind a grant; invalid_grant when it has ended. The request's own
+ * check (a refresh checks before rotating) is the answer for the rest of the request.
+ */
+export async function activeConsentId(
+  prisma: PrismaClient,
+  grantId: string,
+  facts: TokenRequestFacts,
+): Promise<string> {
+  if (facts.consent?.grantId === grantId) return facts.consent.consentId;
   const consentId = await activeConsentIdOfGrant(prisma, grantId);
   if (!consentId) throw new errors.InvalidGrant('the consent behind this grant has ended');
   return consentId;
@@ -38,7 +41,10 @@ export async function activeConsentId(prisma: PrismaClient, grantId: string): Pr
 /** Rules 1 to 3, as the presented refresh token is about to be rotated; always rotates. */
 export async function rotateFamily(prisma: PrismaClient, ctx: KoaContextWithOIDC): Promise<true> {
   const { RefreshToken: presented, Grant: grant } = ctx.oidc.entities;
-  if (presented?.grantId) checkedConsents.set(ctx, await activeConsentId(prisma, presented.grantId));
+  if (presented?.grantId) {
+    const facts = tokenRequestFacts(ctx);
+    facts.consent = { grantId: presented.grantId, consentId: await activeConsentId(prisma, presented.grantId, facts) };
+  }
   // The provider has checked that the asked scopes are a subset of the presented token's.
   if (presented && ctx.oidc.params?.scope) presented.scope = [...ctx.oidc.requestParamScopes].join(' ');
   if (grant) {

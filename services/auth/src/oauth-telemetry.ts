@@ -1,0 +1,60 @@
+// What the token and revocation endpoints' answers tell the operators, read after the answer
+// boundary (provider-answers.ts) has held them to the contract: the log line's client id and OAuth
+// error, tokens issued and refusals counted, and a span per request.
+import { requestCutOff } from '@devplat/http';
+import type { Metrics } from '@devplat/metrics';
+import { noopTracing, type Tracing } from '@devplat/tracing';
+import type { Context, Middleware, Next } from 'koa';
+
+export function oauthTelemetry(metrics?: Metrics, tracing: Tracing = noopTracing): Middleware {
+  const observe = async (ctx: Context, next: Next) => {
+    await next();
+    // A body its client cut off is no refusal: the provider's invalid_request reached nobody.
+    if (requestCutOff(ctx.req)) return;
+    noteForTheLog(ctx);
+    if (metrics) countAnswer(metrics, ctx);
+  };
+  if (!tracing.enabled) return observe;
+  return (ctx, next) =>
+    tracing.span(endpointOf(ctx) === 'token' ? 'oauth token' : 'oauth revocation', {}, async (span) => {
+      try {
+        await observe(ctx, next);
+      } finally {
+        const grantType = grantTypeOf(ctx);
+        // Only a grant type the provider knows: a request's own value could be anything.
+        if (grantTypes.has(grantType)) span.set('devplat.oauth.grant_type', grantType);
+        span.set('devplat.oauth.client_id', ctx.state.clientId as string | undefined);
+        // A refusal is the client's error, answered as the contract says: noted, not a failed span.
+        span.set('devplat.oauth.error', ctx.state.errorCode as string | undefined);
+      }
+    });
+}
+
+const grantTypes = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
+
+const endpointOf = (ctx: Context) => (ctx.path.endsWith('/revoke') ? 'revocation' : 'token');
+
+/** The grant type the provider read from the request ('unknown' when it read none). */
+function grantTypeOf(ctx: Context): string {
+  const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+  return typeof grantType === 'string' ? grantType : 'unknown';
+}
+
+/** The request's log line carries the authenticated client's id and the OAuth error answered. */
+function noteForTheLog(ctx: Context): void {
+  const clientId = (ctx as { oidc?: { client?: { clientId?: unknown } } }).oidc?.client?.clientId;
+  if (typeof clientId === 'string') ctx.state.clientId = clientId;
+  const error = (ctx.body as { error?: unknown } | undefined)?.error;
+  if (ctx.status >= 400 && typeof error === 'string') ctx.state.errorCode = error;
+}
+
+/** Tokens issued by grant type, and refusals by the OAuth error noted for the log line. */
+function countAnswer(metrics: Metrics, ctx: Context): void {
+  const endpoint = endpointOf(ctx);
+  const error = ctx.state.errorCode as string | undefined;
+  if (error !== undefined) metrics.oauthRefusals.inc({ endpoint, error });
+  else if (ctx.status === 200 && endpoint === 'token') {
+    // Only a grant type the provider accepted issues a token, so the label's values are bounded.
+    metrics.tokensIssued.inc({ grant_type: grantTypeOf(ctx) });
+  }
+}

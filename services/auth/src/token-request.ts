@@ -1,0 +1,43 @@
+// What a token or revocation request has learnt while oidc-provider serves it: one typed record per
+// request, each fact set by the step that learns it and read by the steps after it. The provider
+// calls our hooks (the Client adapter, compareClientSecret, rotateRefreshToken, extraTokenClaims,
+// its events) inside the request but not always with it: Provider.ctx is that request's context
+// (AsyncLocalStorage), the same Koa context the routes see, and the record lives on its ctx.state
+// under one key.
+import type { UsableApp } from '@devplat/apps';
+import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+
+export interface TokenRequestFacts {
+  /** The usable app the request's client_id names, with its active secret hashes (the Client adapter). */
+  app?: UsableApp;
+  /** The secret the request authenticated with, once one matched (compareClientSecret). */
+  clientSecretId?: string;
+  /** The active consent behind the grant a refresh presented, checked before rotating (rotateRefreshToken). */
+  consent?: { grantId: string; consentId: string };
+  /** What was thrown inside the provider when it answered server_error (its server_error event). */
+  failure?: unknown;
+}
+
+const facts = Symbol('token request facts');
+
+type WithFacts = { [facts]?: TokenRequestFacts };
+
+/** The request's record, begun by whichever step learns something first. */
+export function tokenRequestFacts(ctx: { state: object }): TokenRequestFacts {
+  const state = ctx.state as WithFacts;
+  let record = state[facts];
+  if (!record) {
+    record = {};
+    state[facts] = record;
+  }
+  return record;
+}
+
+/** The request being served, when a provider hook runs inside one. */
+export const currentRequest = (): KoaContextWithOIDC | undefined => Provider.ctx;
+
+/** The record of the request a provider hook runs inside; none outside a request. */
+export function currentFacts(): TokenRequestFacts | undefined {
+  const ctx = currentRequest();
+  return ctx && tokenRequestFacts(ctx);
+}
