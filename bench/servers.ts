@@ -8,8 +8,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '@devplat/apps';
 import { generateSigningKey, loadConfig } from '@devplat/config';
+import { registerAccount } from '@devplat/domain/accounts';
+import { createApp } from '@devplat/domain/apps';
 import { listen, readForm } from '@devplat/http';
 import { startPlatform } from '@devplat/platform';
 import { createTestDatabase } from '@devplat/test/database';
@@ -55,8 +56,10 @@ async function benchPlatform() {
     process.exit(0);
   });
   const prisma = running.database.prisma;
-  const account = await prisma.account.create({
-    data: { email: `bench-${randomUUID()}@developer.test`, passwordHash: 'unused', displayName: 'Bench', kind: 'full' },
+  const account = await registerAccount(prisma, {
+    email: `bench-${randomUUID()}@developer.test`,
+    passwordHash: 'unused',
+    displayName: 'Bench',
   });
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
@@ -169,8 +172,10 @@ async function topology(): Promise<Record<string, Target>> {
     process.exit(0);
   });
   const prisma = running.database.prisma;
-  const account = await prisma.account.create({
-    data: { email: `bench-${randomUUID()}@developer.test`, passwordHash: 'unused', displayName: 'Bench', kind: 'full' },
+  const account = await registerAccount(prisma, {
+    email: `bench-${randomUUID()}@developer.test`,
+    passwordHash: 'unused',
+    displayName: 'Bench',
   });
   const { app, clientSecret } = await createApp(prisma, {
     accountId: account.id,

@@ -4,7 +4,8 @@
 // table.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory, disableApp } from '@devplat/apps';
+import { appDirectory } from '@devplat/apps';
+import { disableApp } from '@devplat/domain/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { basicAuth, discover, insecure } from '@devplat/test/oauth';

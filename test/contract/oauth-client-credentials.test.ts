@@ -2,8 +2,10 @@
 // (a real RFC-compliant client) where a client library has a say, and raw HTTP for bad input.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addSecret, appDirectory, disableApp, revokeSecret, suspendAccount } from '@devplat/apps';
+import { appDirectory } from '@devplat/apps';
 import { generateSigningKey } from '@devplat/config';
+import { suspendAccount } from '@devplat/domain/accounts';
+import { addSecret, disableApp, revokeSecret } from '@devplat/domain/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';
 import { basicAuth, discover, insecure } from '@devplat/test/oauth';

@@ -1,7 +1,7 @@
 // Developers and apps made straight in the registry (the console arrives with a later issue).
 import { randomUUID } from 'node:crypto';
-import { createApp } from '@devplat/apps';
 import type { AccountKind, PrismaClient } from '@devplat/db';
+import { createApp } from '@devplat/domain/apps';
 
 export async function createDeveloper(prisma: PrismaClient, kind: AccountKind = 'full') {
   return prisma.account.create({

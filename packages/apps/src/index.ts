@@ -1,18 +1,5 @@
-export { matchSecret } from './credentials.ts';
+// The app directory: the per-request read of an app that may still get tokens (usable-app.ts) and
+// its per-process cache (directory.ts). Changes to apps, their secrets and accounts are the apps and
+// accounts rooms' (@devplat/domain/apps, @devplat/domain/accounts), which tell the directory.
 export { type AppDirectory, appDirectory } from './directory.ts';
-export { onReservedHost } from './redirect-uris.ts';
-export {
-  type AppChanges,
-  type AppEdit,
-  addSecret,
-  createApp,
-  deleteApp,
-  disableApp,
-  editApp,
-  enableApp,
-  type NewApp,
-  reactivateAccount,
-  revokeSecret,
-  suspendAccount,
-} from './registry.ts';
 export { findUsableApp, grantedAppScopes, type UsableApp } from './usable-app.ts';

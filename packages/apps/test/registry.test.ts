@@ -2,9 +2,10 @@
 // runs only when the change changed something.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { addSecret, createApp, disableApp, revokeSecret } from '@devplat/domain/apps';
 import { memoryStore } from '@devplat/kv';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
-import { addSecret, appDirectory, createApp, disableApp, revokeSecret } from '../src/index.ts';
+import { appDirectory } from '../src/index.ts';
 
 let database: TestDatabase;
 before(async () => {

@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { consentTextVersion, userScopes } from '@devplat/contract';
 import type { InTransaction, PrismaClient } from '@devplat/db';
+import { findApp } from '@devplat/domain/apps';
 import { consentGrantedPayload } from '@devplat/domain/consents';
 import { Refusal } from '@devplat/domain/refusal';
 
@@ -27,7 +28,7 @@ export async function sendTestWebhook(
   alsoInTransaction?: InTransaction<TestEventSent>,
   { listening = false }: { listening?: boolean } = {},
 ): Promise<TestEventSent> {
-  const app = await prisma.app.findUnique({ where: { id: appId } });
+  const app = await findApp(prisma, appId);
   if (!app) throw new Refusal('APP_NOT_FOUND', 'The app does not exist.');
   if (!app.webhookUrl && !listening)
     throw new Refusal(

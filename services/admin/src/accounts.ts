@@ -1,15 +1,16 @@
 // admin suspend-account / reactivate-account: a developer account's apps stop working, or work
-// again. The registry (packages/apps) makes the change and bumps every process's app directory
-// before and after it; the audit record commits in the same transaction, only when something
-// changed, so a second run changes nothing and records nothing.
-import { reactivateAccount, suspendAccount } from '@devplat/apps';
+// again. The accounts room (@devplat/domain/accounts) makes the change and bumps every process's
+// app directory before and after it; the audit record commits in the same transaction, only when
+// something changed, so a second run changes nothing and records nothing.
 import { audit } from '@devplat/db';
+import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { appCountOfAccount } from '@devplat/domain/apps';
 import { Refusal } from '@devplat/domain/refusal';
 import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 
 interface AccountCommand extends CommandText {
-  /** The registry's change (suspendAccount, reactivateAccount): true when it changed something. */
+  /** The accounts room's change (suspendAccount, reactivateAccount): true when it changed something. */
   change: typeof suspendAccount;
   action: string;
   done: string;
@@ -21,9 +22,9 @@ function accountCommand(spec: AccountCommand): Command {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {
       // The console keeps e-mails in lower case.
-      const account = await prisma.account.findUnique({ where: { email: (args.email as string).toLowerCase() } });
+      const account = await findAccountByEmail(prisma, (args.email as string).toLowerCase());
       if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${args.email}`);
-      const apps = await prisma.app.count({ where: { accountId: account.id } });
+      const apps = await appCountOfAccount(prisma, account.id);
       const changed = await withDirectory(config, prisma, io, (directory) =>
         spec.change(prisma, directory, account.id, (tx) =>
           audit(tx, { operator }, spec.action, { type: 'account', id: account.id }, { email: account.email, reason }),

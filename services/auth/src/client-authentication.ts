@@ -3,7 +3,8 @@
 // active secrets, compared by hash in constant time. Both steps run inside oidc-provider, which is why
 // they are shaped as its hooks: the lookup is the Client model's adapter, the check replaces
 // Client.prototype.compareClientSecret (the provider would compare plaintext).
-import { type AppDirectory, matchSecret } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/apps';
+import { matchSecret } from '@devplat/domain/apps';
 import type { Tracing } from '@devplat/tracing';
 import type Provider from 'oidc-provider';
 import { currentFacts } from './token-request.ts';

@@ -1,6 +1,6 @@
 // Consent receipts end here, each with its consent.revoked outbox event in the same transaction:
 // the player's Remove access and a replayed or revoked grant (auth), an app deleted or losing a
-// user scope (packages/apps). The event names the player by the app's pairwise subject, so whoever
+// user scope (the apps room). The event names the player by the app's pairwise subject, so whoever
 // ends a consent holds PAIRWISE_SECRET.
 import type { Prisma, PrismaClient, RevocationReason } from '@devplat/db';
 import { consentRevokedPayload } from './events.ts';

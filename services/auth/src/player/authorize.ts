@@ -3,10 +3,11 @@
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
 import { createHash, randomBytes } from 'node:crypto';
-import { findUsableApp, onReservedHost, type UsableApp } from '@devplat/apps';
+import { findUsableApp, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { onReservedHost } from '@devplat/domain/apps';
 import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
 import type { KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';

@@ -1,7 +1,8 @@
 // Developer accounts: registration of full accounts, the password check that opens a session, and
 // which account a session belongs to. Only full, active accounts may use the console; a guest (made
 // by the game platform, not here) is refused.
-import { type Account, audit, type PrismaClient } from '@devplat/db';
+import type { Account, PrismaClient } from '@devplat/db';
+import { findAccount, findAccountByEmail, registerAccount } from '@devplat/domain/accounts';
 import { refuse } from '@devplat/domain/refusal';
 import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
 import type { SignInThrottle } from '@devplat/throttle';
@@ -31,8 +32,6 @@ export interface SignedIn {
   session: ConsoleSession;
   account: Account;
 }
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string })?.code === 'P2002';
 
 /** Refuses an account that may not use the console now. */
 function usable(account: Account): Account {
@@ -65,23 +64,10 @@ export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle
       const attempt = { account: address, address: client };
       await throttled(throttle, attempt);
       const passwordHash = await hashPassword(secret);
-      try {
-        const registered = await prisma.$transaction(async (tx) => {
-          const account = await tx.account.create({
-            data: { email: address, passwordHash, displayName, kind: 'full' },
-          });
-          const actor = { accountId: account.id, requestId };
-          await audit(tx, actor, 'account.register', { type: 'account', id: account.id });
-          return account;
-        });
-        await forgiven(throttle, attempt);
-        return registered;
-      } catch (error) {
-        if (isUniqueViolation(error)) {
-          refuse('EMAIL_TAKEN', 'An account with this e-mail address exists. Sign in instead.');
-        }
-        throw error;
-      }
+      // An address already registered is refused (EMAIL_TAKEN) and stays counted on the throttle.
+      const registered = await registerAccount(prisma, { email: address, passwordHash, displayName }, { requestId });
+      await forgiven(throttle, attempt);
+      return registered;
     },
 
     /**
@@ -95,7 +81,7 @@ export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle
       const secret = typeof body.password === 'string' ? body.password : '';
       const attempt = { account: address, address: client };
       await throttled(throttle, attempt);
-      const account = address ? await prisma.account.findUnique({ where: { email: address } }) : null;
+      const account = address ? await findAccountByEmail(prisma, address) : null;
       // The same work whether or not the account exists: timing does not say which e-mails are known.
       const valid = await verifyPassword(secret, account?.passwordHash ?? (await decoyHash()));
       if (!account || !valid) refuse('INVALID_CREDENTIALS', 'The e-mail or the password is wrong.');
@@ -111,7 +97,7 @@ export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle
     async signedIn(sessions: ConsoleSessions, token: string | undefined): Promise<SignedIn | null> {
       const session = await sessions.find(token);
       if (!token || !session) return null;
-      const account = await prisma.account.findUnique({ where: { id: session.accountId } });
+      const account = await findAccount(prisma, session.accountId);
       return account ? { token, session, account: usable(account) } : null;
     },
   };

@@ -2,20 +2,24 @@
 // disabling, enabling, deletion, and the webhook tools. A deleted app is gone from every list and
 // answers as one that does not exist. Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
+import type { AppDirectory } from '@devplat/apps';
+import type { WebhookSettings } from '@devplat/config';
+import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
+import { type Actor, type App, audit, isUuid, type PrismaClient } from '@devplat/db';
 import {
   type AppChanges,
-  type AppDirectory,
+  type AppWithSecrets,
   addSecret,
+  appsOfAccount,
   createApp,
   deleteApp,
   disableApp,
   editApp,
   enableApp,
+  findAppByClientId,
+  findAppWithSecrets,
   revokeSecret,
-} from '@devplat/apps';
-import type { WebhookSettings } from '@devplat/config';
-import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
-import { type Actor, type App, audit, type ClientSecret, isUuid, type PrismaClient } from '@devplat/db';
+} from '@devplat/domain/apps';
 import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
 import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
 import type { KeyValueStore } from '@devplat/kv';
@@ -31,8 +35,6 @@ import {
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
-
-type AppWithSecrets = App & { secrets: ClientSecret[] };
 
 export const appView = (app: AppWithSecrets): AppView => ({
   client_id: app.clientId,
@@ -96,7 +98,7 @@ export function developerApps(
   { webhooks, reservedHosts, pairwiseSecret }: AppRules,
 ) {
   const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
-    const app = await prisma.app.findUnique({ where: { clientId }, include: { secrets: true } });
+    const app = await findAppByClientId(prisma, clientId);
     return app && app.accountId === accountId && app.status !== 'deleted'
       ? app
       : notFound('APP_NOT_FOUND', `The app ${clientId}`);
@@ -122,12 +124,7 @@ export function developerApps(
   return {
     find,
 
-    list: (accountId: string) =>
-      prisma.app.findMany({
-        where: { accountId, status: { not: 'deleted' } },
-        include: { secrets: true },
-        orderBy: { createdAt: 'asc' },
-      }),
+    list: (accountId: string) => appsOfAccount(prisma, accountId),
 
     async create(actor: Actor, input: unknown): Promise<{ app: AppWithSecrets; clientSecret: string }> {
       const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
@@ -135,7 +132,7 @@ export function developerApps(
       const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
       const scopes = stringList(body.scopes, 'scopes');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
-      // The registry checks the redirect URIs (rule 8) and the scopes (the catalogue).
+      // The apps room checks the redirect URIs (rule 8) and the scopes (the catalogue).
       return createApp(
         prisma,
         { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl, reservedHosts },
@@ -225,7 +222,7 @@ export function developerApps(
           { client_id: clientId, consents_ended: consentsEnded },
         ),
       );
-      return prisma.app.findUniqueOrThrow({ where: { id: app.id }, include: { secrets: true } });
+      return findAppWithSecrets(prisma, app.id);
     },
 
     async disable(actor: Actor, clientId: string): Promise<AppWithSecrets> {

@@ -2,7 +2,7 @@
 // redirect_uri will be compared with it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { redirectUrisProblem } from '../src/redirect-uris.ts';
+import { redirectUrisProblem } from '../src/apps/redirect-uris.ts';
 
 const problem = (uri: string) => redirectUrisProblem([uri]);
 

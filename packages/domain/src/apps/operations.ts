@@ -1,18 +1,37 @@
-// Changes to apps and their secrets in PostgreSQL: creation, editing, rotation, revocation,
-// disabling, enabling, deletion, suspension and reactivation. Each change that decides whether tokens work tells the directory
-// (directory.ts), which every process consults through the per-request read (usable-app.ts). Each
-// takes what else must commit with it (`alsoInTransaction`: its audit record), run only when the
-// change happened. The consents an edit or a deletion ends are ended here, through the consents
-// room, so no caller can skip them.
+// Changes to apps and their secrets: creation, editing, rotation, revocation, disabling, enabling
+// and deletion. Each change that decides whether tokens work tells the app directory
+// (packages/apps, `AppChangeNotice` here), which every process consults through the per-request
+// read. Each takes what else must commit with it (`alsoInTransaction`: its audit record), run only
+// when the change happened. The consents an edit or a deletion ends are ended here, through the
+// consents room, so no caller can skip them.
 import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
-import type { AccountStatus, App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
-import { endConsents } from '@devplat/domain/consents';
-import { Refusal, type RefusalCode, refuse } from '@devplat/domain/refusal';
+import type { App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
+import { endConsents } from '../consents/end.ts';
+import { Refusal, type RefusalCode, refuse } from '../refusal.ts';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
-import type { AppDirectory } from './directory.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
+import {
+  type AppWithSecrets,
+  activeSecretCount,
+  appById,
+  changeAppStatus as changeStatus,
+  clientIdsOf,
+  insertApp,
+  insertSecret,
+  lockApp,
+  revokeActiveSecret,
+  updateApp,
+} from './store.ts';
 
 const maxActiveSecrets = 2;
+
+/**
+ * Told of every committed change to an app, its secrets or its account (the app directory of
+ * packages/apps, which every process's token endpoint and consent screen read through).
+ */
+export interface AppChangeNotice {
+  changed(clientId: string): Promise<void>;
+}
 
 export interface NewApp {
   accountId: string;
@@ -48,23 +67,20 @@ export async function createApp(
   prisma: PrismaClient,
   input: NewApp,
   alsoInTransaction?: InTransaction<App>,
-): Promise<{ app: App & { secrets: ClientSecret[] }; clientSecret: string }> {
+): Promise<{ app: AppWithSecrets; clientSecret: string }> {
   checkRedirectUris(input.redirectUris, input.reservedHosts);
   checkScopes(input.scopes);
   const clientSecret = newClientSecret();
   const app = await prisma.$transaction(async (tx) => {
-    const created = await tx.app.create({
-      data: {
-        clientId: newClientId(),
-        accountId: input.accountId,
-        name: input.name,
-        redirectUris: input.redirectUris,
-        scopes: input.scopes,
-        webhookUrl: input.webhookUrl ?? null,
-        webhookSigningSecret: newWebhookSigningSecret(),
-        secrets: { create: { hash: hashSecret(clientSecret) } },
-      },
-      include: { secrets: true },
+    const created = await insertApp(tx, {
+      clientId: newClientId(),
+      accountId: input.accountId,
+      name: input.name,
+      redirectUris: input.redirectUris,
+      scopes: input.scopes,
+      webhookUrl: input.webhookUrl ?? null,
+      webhookSigningSecret: newWebhookSigningSecret(),
+      secretHash: hashSecret(clientSecret),
     });
     await alsoInTransaction?.(tx, created);
     return created;
@@ -75,24 +91,21 @@ export async function createApp(
 /** Rotation: a new secret beside the current one; both work until one is revoked. */
 export async function addSecret(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   alsoInTransaction?: InTransaction<ClientSecret>,
 ): Promise<{ secretId: string; clientSecret: string }> {
   const clientSecret = newClientSecret();
   const { secret, clientId } = await prisma.$transaction(async (tx) => {
     // Lock the app row so two rotations cannot both pass the count.
-    const [app] = await tx.$queryRaw<
-      { client_id: string }[]
-    >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+    const app = await lockApp(tx, appId);
     if (!app) throw new Refusal('APP_NOT_FOUND', 'no such app');
-    const active = await tx.clientSecret.count({ where: { appId, status: 'active' } });
-    if (active >= maxActiveSecrets) {
+    if ((await activeSecretCount(tx, appId)) >= maxActiveSecrets) {
       throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
-    const secret = await tx.clientSecret.create({ data: { appId, hash: hashSecret(clientSecret) } });
+    const secret = await insertSecret(tx, appId, hashSecret(clientSecret));
     await alsoInTransaction?.(tx, secret);
-    return { secret, clientId: app.client_id };
+    return { secret, clientId: app.clientId };
   });
   await directory.changed(clientId);
   return { secretId: secret.id, clientSecret };
@@ -100,7 +113,7 @@ export async function addSecret(
 
 export async function revokeSecret(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   secretId: string,
   alsoInTransaction?: InTransaction,
@@ -109,18 +122,14 @@ export async function revokeSecret(
     prisma,
     directory,
     { id: appId },
-    (tx) =>
-      tx.clientSecret.updateMany({
-        where: { id: secretId, appId, status: 'active' },
-        data: { status: 'revoked', revokedAt: new Date() },
-      }),
+    (tx) => revokeActiveSecret(tx, appId, secretId),
     alsoInTransaction,
   );
 }
 
 export function disableApp(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
@@ -155,27 +164,22 @@ const isUserScope = (scope: string) => (userScopes as readonly string[]).include
  */
 export function editApp(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   changes: AppChanges & { reservedHosts?: readonly string[] },
   pairwiseSecret: string,
   alsoInTransaction?: InTransaction<AppEdit>,
-): Promise<App & { secrets: ClientSecret[] }> {
+): Promise<AppWithSecrets> {
   if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
   if (changes.scopes) checkScopes(changes.scopes);
   const { name, redirectUris, scopes, webhookUrl } = changes;
   return withDirectoryBumps(prisma, directory, { id: appId }, async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
-    const before = locked ? await tx.app.findUnique({ where: { id: appId } }) : null;
+    const before = (await lockApp(tx, appId)) ? await appById(tx, appId) : null;
     if (!before) throw new Refusal('APP_NOT_FOUND', 'no such app');
     if (before.status !== 'active') {
       throw new Refusal('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
     }
-    const after = await tx.app.update({
-      where: { id: appId },
-      data: { name, redirectUris, scopes, webhookUrl },
-      include: { secrets: true },
-    });
+    const after = await updateApp(tx, appId, { name, redirectUris, scopes, webhookUrl });
     const removedScopes = before.scopes.filter((scope) => !after.scopes.includes(scope));
     const removedUserScopes = removedScopes.filter(isUserScope);
     const consentsEnded = removedUserScopes.length
@@ -189,7 +193,7 @@ export function editApp(
 /** The reverse of disableApp: tokens of the app work again, those of its consents too. */
 export function enableApp(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
@@ -204,7 +208,7 @@ export function enableApp(
  */
 export function deleteApp(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   pairwiseSecret: string,
   alsoInTransaction?: InTransaction<{ consentsEnded: number }>,
@@ -219,64 +223,25 @@ export function deleteApp(
 // Moves an app from one of `from` to the status `data` sets; false when it was in none of them.
 function changeAppStatus(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   appId: string,
   from: AppStatus[],
   data: Prisma.AppUpdateManyMutationInput,
   alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
-  const change = (tx: Prisma.TransactionClient) =>
-    tx.app.updateMany({ where: { id: appId, status: { in: from } }, data });
+  const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, from, data);
   return changedApps(prisma, directory, { id: appId }, change, alsoInTransaction);
 }
 
-export async function suspendAccount(
+/**
+ * Tells every process's directory that these apps changed (one app, or an account's: the accounts
+ * room's suspension). Bumped before the change as well: if the store is down the change does not
+ * happen (fail closed), and a cache filled in between is made stale by the second bump. True when
+ * the change changed something.
+ */
+export function changedApps(
   prisma: PrismaClient,
-  directory: AppDirectory,
-  accountId: string,
-  alsoInTransaction?: InTransaction,
-): Promise<boolean> {
-  return changeAccountStatus(prisma, directory, accountId, 'suspended', alsoInTransaction);
-}
-
-/** The reverse of suspendAccount: the account's apps work again (those not disabled on their own). */
-export async function reactivateAccount(
-  prisma: PrismaClient,
-  directory: AppDirectory,
-  accountId: string,
-  alsoInTransaction?: InTransaction,
-): Promise<boolean> {
-  return changeAccountStatus(prisma, directory, accountId, 'active', alsoInTransaction);
-}
-
-// Suspends an active account or reactivates a suspended one, with its apps' directory entries.
-function changeAccountStatus(
-  prisma: PrismaClient,
-  directory: AppDirectory,
-  accountId: string,
-  status: AccountStatus,
-  alsoInTransaction?: InTransaction,
-): Promise<boolean> {
-  const suspending = status === 'suspended';
-  return changedApps(
-    prisma,
-    directory,
-    { accountId },
-    (tx) =>
-      tx.account.updateMany({
-        where: { id: accountId, status: suspending ? 'active' : 'suspended' },
-        data: { status, suspendedAt: suspending ? new Date() : null },
-      }),
-    alsoInTransaction,
-  );
-}
-
-// Tells every process's directory that these apps changed. Bumped before the change as well: if
-// the store is down the change does not happen (fail closed), and a cache filled in between is
-// made stale by the second bump. True when the change changed something.
-function changedApps(
-  prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   where: { id: string } | { accountId: string },
   change: (tx: Prisma.TransactionClient) => Promise<{ count: number }>,
   alsoInTransaction?: InTransaction,
@@ -292,12 +257,12 @@ function changedApps(
 // selects (none selected: nothing to bump, and `work` finds nothing either).
 async function withDirectoryBumps<T>(
   prisma: PrismaClient,
-  directory: AppDirectory,
+  directory: AppChangeNotice,
   where: { id: string } | { accountId: string },
   work: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
-  const apps = await prisma.app.findMany({ where, select: { clientId: true } });
-  const bump = () => Promise.all(apps.map((app) => directory.changed(app.clientId)));
+  const clientIds = await clientIdsOf(prisma, where);
+  const bump = () => Promise.all(clientIds.map((clientId) => directory.changed(clientId)));
   await bump();
   const result = await prisma.$transaction(work);
   await bump();

@@ -1,0 +1,34 @@
+// The accounts table: every statement on developer accounts is here, and only these write them.
+// Two reads stay outside, on purpose, each one statement across areas on a hot path: the app
+// directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
+// statement (services/api/src/liveness.ts) read an app's account status with the app.
+import type { Account, AccountStatus, Prisma } from '@devplat/db';
+import type { Db } from '../db.ts';
+
+export type NewAccountRow = Pick<Account, 'email' | 'passwordHash' | 'displayName' | 'kind'>;
+
+export const insertAccount = (tx: Prisma.TransactionClient, data: NewAccountRow): Promise<Account> =>
+  tx.account.create({ data });
+
+/** Whether a failed insert failed on the unique e-mail address. */
+export const isEmailTaken = (error: unknown): boolean => (error as { code?: string })?.code === 'P2002';
+
+/** Suspends an active account or reactivates a suspended one; count 0 when it had the status already. */
+export function changeAccountStatus(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  status: AccountStatus,
+): Promise<{ count: number }> {
+  const suspending = status === 'suspended';
+  return tx.account.updateMany({
+    where: { id: accountId, status: suspending ? 'active' : 'suspended' },
+    data: { status, suspendedAt: suspending ? new Date() : null },
+  });
+}
+
+export const findAccount = (db: Db, accountId: string): Promise<Account | null> =>
+  db.account.findUnique({ where: { id: accountId } });
+
+/** The account with this e-mail address, as stored (the console keeps them in lower case). */
+export const findAccountByEmail = (db: Db, email: string): Promise<Account | null> =>
+  db.account.findUnique({ where: { email } });

@@ -1,0 +1,26 @@
+// The apps room: what can be done with developer apps and their client secrets (create, edit,
+// rotate, revoke, disable, enable, delete), their rules (redirect URIs, scopes, credentials) and
+// what may be read of them. Only store.ts touches the apps and client_secrets tables.
+export { matchSecret } from './credentials.ts';
+export {
+  type AppChangeNotice,
+  type AppChanges,
+  type AppEdit,
+  addSecret,
+  createApp,
+  deleteApp,
+  disableApp,
+  editApp,
+  enableApp,
+  type NewApp,
+  revokeSecret,
+} from './operations.ts';
+export { onReservedHost } from './redirect-uris.ts';
+export {
+  type AppWithSecrets,
+  appCountOfAccount,
+  appsOfAccount,
+  findApp,
+  findAppByClientId,
+  findAppWithSecrets,
+} from './store.ts';

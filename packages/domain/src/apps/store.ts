@@ -1,0 +1,87 @@
+// The apps and client_secrets tables: every statement on apps and their secrets is here, and only
+// these write them. Two reads stay outside, on purpose, each one statement across areas: the app
+// directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
+// statement (services/api/src/liveness.ts); the worker joins an app's webhook settings onto its
+// outbox events and deliveries (services/worker/src/outbox.ts, claims.ts).
+import type { App, AppStatus, ClientSecret, Prisma } from '@devplat/db';
+import type { Db } from '../db.ts';
+
+export type AppWithSecrets = App & { secrets: ClientSecret[] };
+
+export type NewAppRow = Pick<
+  App,
+  'clientId' | 'accountId' | 'name' | 'redirectUris' | 'scopes' | 'webhookUrl' | 'webhookSigningSecret'
+> & {
+  /** The hash of the app's first secret, created with it. */
+  secretHash: string;
+};
+
+export const insertApp = (tx: Prisma.TransactionClient, { secretHash, ...app }: NewAppRow): Promise<AppWithSecrets> =>
+  tx.app.create({ data: { ...app, secrets: { create: { hash: secretHash } } }, include: { secrets: true } });
+
+/** Locks the app row for the rest of the transaction; null when there is no such app. */
+export async function lockApp(tx: Prisma.TransactionClient, appId: string): Promise<{ clientId: string } | null> {
+  const [app] = await tx.$queryRaw<
+    { client_id: string }[]
+  >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+  return app ? { clientId: app.client_id } : null;
+}
+
+export const appById = (db: Db, appId: string): Promise<App | null> => db.app.findUnique({ where: { id: appId } });
+
+export const updateApp = (
+  tx: Prisma.TransactionClient,
+  appId: string,
+  data: Pick<Prisma.AppUpdateInput, 'name' | 'redirectUris' | 'scopes' | 'webhookUrl'>,
+): Promise<AppWithSecrets> => tx.app.update({ where: { id: appId }, data, include: { secrets: true } });
+
+/** Moves the app from one of `from` to what `data` sets; count 0 when it was in none of them. */
+export const changeAppStatus = (
+  tx: Prisma.TransactionClient,
+  appId: string,
+  from: AppStatus[],
+  data: Prisma.AppUpdateManyMutationInput,
+): Promise<{ count: number }> => tx.app.updateMany({ where: { id: appId, status: { in: from } }, data });
+
+export const activeSecretCount = (tx: Prisma.TransactionClient, appId: string): Promise<number> =>
+  tx.clientSecret.count({ where: { appId, status: 'active' } });
+
+export const insertSecret = (tx: Prisma.TransactionClient, appId: string, hash: string): Promise<ClientSecret> =>
+  tx.clientSecret.create({ data: { appId, hash } });
+
+/** Count 0 when the secret is not the app's or was revoked already. */
+export const revokeActiveSecret = (
+  tx: Prisma.TransactionClient,
+  appId: string,
+  secretId: string,
+): Promise<{ count: number }> =>
+  tx.clientSecret.updateMany({
+    where: { id: secretId, appId, status: 'active' },
+    data: { status: 'revoked', revokedAt: new Date() },
+  });
+
+/** The client ids of one app, or of an account's apps (whatever their status). */
+export const clientIdsOf = async (db: Db, where: { id: string } | { accountId: string }): Promise<string[]> =>
+  (await db.app.findMany({ where, select: { clientId: true } })).map((app) => app.clientId);
+
+/** An app by its id, in any status. */
+export const findApp = (db: Db, appId: string): Promise<App | null> => appById(db, appId);
+
+/** An app by its id, in any status, with all its secrets; throws when there is none. */
+export const findAppWithSecrets = (db: Db, appId: string): Promise<AppWithSecrets> =>
+  db.app.findUniqueOrThrow({ where: { id: appId }, include: { secrets: true } });
+
+/** An app by its client id, in any status (deleted too), with all its secrets. */
+export const findAppByClientId = (db: Db, clientId: string): Promise<AppWithSecrets | null> =>
+  db.app.findUnique({ where: { clientId }, include: { secrets: true } });
+
+/** The account's apps not deleted, oldest first, with their secrets. */
+export const appsOfAccount = (db: Db, accountId: string): Promise<AppWithSecrets[]> =>
+  db.app.findMany({
+    where: { accountId, status: { not: 'deleted' } },
+    include: { secrets: true },
+    orderBy: { createdAt: 'asc' },
+  });
+
+/** How many apps the account has, in any status. */
+export const appCountOfAccount = (db: Db, accountId: string): Promise<number> => db.app.count({ where: { accountId } });
