@@ -35,7 +35,7 @@ export function sendReady(ctx: Context, answer: ReadyAnswer): void {
 
 /** Writes a ready answer itself, or completes Koa's answer with the common headers it lacks. */
 function finish(ctx: Context, requestId: string): void {
-  const answer = ctx.state.readyAnswer as ReadyAnswer | undefined;
+  const answer = ctx.state.readyAnswer;
   if (answer === undefined) {
     if (!ctx.headerSent) setCommonHeaders(ctx, requestId);
     return;

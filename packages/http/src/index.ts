@@ -19,5 +19,6 @@ export * from './security-headers.ts';
 export * from './server.ts';
 export * from './service.ts';
 export * from './sessions.ts';
+export type {} from './state.ts';
 export * from './tokens.ts';
 export * from './tracing.ts';

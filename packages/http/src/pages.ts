@@ -54,7 +54,7 @@ function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
     ctx.set(error.headers);
     return { status: error.status, title: 'That did not work', message: error.detail, problem: error };
   }
-  const requestId = ctx.state.requestId as string;
+  const requestId = ctx.state.requestId;
   logger.error(
     { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
     'page error',

@@ -42,5 +42,5 @@ export function sendProblem(ctx: Context, error: ProblemError): void {
   ctx.state.errorCode = error.code;
   ctx.set(error.headers);
   ctx.type = problemContentType;
-  ctx.body = JSON.stringify(buildProblem(error.code, error.detail, ctx.path, ctx.state.requestId as string));
+  ctx.body = JSON.stringify(buildProblem(error.code, error.detail, ctx.path, ctx.state.requestId));
 }

@@ -23,9 +23,9 @@ export function oauthTelemetry(metrics?: Metrics, tracing: Tracing = noopTracing
         const grantType = grantTypeOf(ctx);
         // Only a grant type the provider knows: a request's own value could be anything.
         if (grantTypes.has(grantType)) span.set('devplat.oauth.grant_type', grantType);
-        span.set('devplat.oauth.client_id', ctx.state.clientId as string | undefined);
+        span.set('devplat.oauth.client_id', ctx.state.clientId);
         // A refusal is the client's error, answered as the contract says: noted, not a failed span.
-        span.set('devplat.oauth.error', ctx.state.errorCode as string | undefined);
+        span.set('devplat.oauth.error', ctx.state.errorCode);
       }
     });
 }
@@ -51,7 +51,7 @@ function noteForTheLog(ctx: Context): void {
 /** Tokens issued by grant type, and refusals by the OAuth error noted for the log line. */
 function countAnswer(metrics: Metrics, ctx: Context): void {
   const endpoint = endpointOf(ctx);
-  const error = ctx.state.errorCode as string | undefined;
+  const error = ctx.state.errorCode;
   if (error !== undefined) metrics.oauthRefusals.inc({ endpoint, error });
   else if (ctx.status === 200 && endpoint === 'token') {
     // Only a grant type the provider accepted issues a token, so the label's values are bounded.

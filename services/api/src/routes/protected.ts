@@ -9,7 +9,7 @@ import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts'
 import type { City, CityRegistry } from '../city-registry.ts';
 import type { LivenessAndProfileCheck, TokenProfile } from '../liveness.ts';
 
-interface Authenticated {
+export interface Authenticated {
   token: AccessToken;
   profile: TokenProfile;
 }
@@ -79,7 +79,7 @@ export function getCities(registry: CityRegistry): Middleware {
     return serialized.answer;
   };
   return async (ctx) => {
-    const { token } = ctx.state.auth as Authenticated;
+    const { token } = ctx.state.auth!;
     requireScope(token, 'city.public.read');
     const limit = citiesLimit(ctx.querystring);
     const cities = await registry.reviewed();
@@ -95,7 +95,7 @@ export function getCities(registry: CityRegistry): Middleware {
 
 export function getMe(): Middleware {
   return (ctx) => {
-    const { token, profile } = ctx.state.auth as Authenticated;
+    const { token, profile } = ctx.state.auth!;
     requireScope(token, 'profile.basic.read');
     sendReady(ctx, readyJson({ api_version: apiVersion, sub: token.sub, display_name: profile.displayName }));
   };

@@ -1,0 +1,27 @@
+// The console API's account routes: register, sign in and out (bearer sessions), the account.
+import { operation } from '@devplat/http';
+import { accountView } from '../domain/accounts.ts';
+import { type ApiRoutes, answer, requester, who } from './context.ts';
+import { readJson } from './json.ts';
+
+export function accountRoutes({ router, domain, signedIn }: ApiRoutes): void {
+  const { accounts } = domain;
+  const sessions = domain.sessions.api;
+  operation(router, '/accounts', {
+    POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), requester(ctx)))),
+  });
+  operation(router, '/sessions', {
+    POST: async (ctx) => {
+      const account = await accounts.authenticate(await readJson(ctx), requester(ctx));
+      const { token, session } = await sessions.start({ accountId: account.id });
+      answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
+    },
+  });
+  signedIn('/sessions/current', {
+    DELETE: async (ctx) => {
+      await sessions.end(who(ctx).token);
+      answer(ctx, 204);
+    },
+  });
+  signedIn('/account', { GET: (ctx) => answer(ctx, 200, accountView(who(ctx).account)) });
+}

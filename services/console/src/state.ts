@@ -1,0 +1,15 @@
+// The console's own keys in Koa's ctx.state (the common ones: @devplat/http state.ts): the
+// signed-in account, set by the sign-in middleware of the API and the web UI, and on the web UI a
+// POST's form, read once there to check its CSRF token.
+import type { readFormWithLists } from '@devplat/http';
+import type { SignedIn } from './domain/accounts.ts';
+
+/** A submitted form, its lists read as lists. */
+export type Form = Awaited<ReturnType<typeof readFormWithLists>>;
+
+declare module 'koa' {
+  interface DefaultState {
+    who?: SignedIn;
+    form?: Form;
+  }
+}
