@@ -87,6 +87,33 @@ const malformed = problem(
   'The request is not valid HTTP/1.1.',
 );
 const notFound = problem(404, 'NOT_FOUND', 'not-found', 'Not found', 'No operation exists at this path.');
+const methodNotAllowed = problem(
+  405,
+  'METHOD_NOT_ALLOWED',
+  'method-not-allowed',
+  'Method not allowed',
+  '$request_method is not allowed here. Allowed: $devplat_allow.',
+);
+
+// nginx refuses some methods itself (TRACE) before any replica sees them. The services answer a
+// wrong method on an operation 405 with its Allow, and on any other path 404: so does this.
+const operationMethods = [
+  ['^/developer/v1/oauth/(token|revoke)$', 'POST'],
+  [
+    '^(/developer/v1/(capabilities|regions|status|cities|me|\\.well-known/oauth-authorization-server)|/\\.well-known/oauth-authorization-server/developer/v1)$',
+    'GET, HEAD',
+  ],
+] as const;
+const wrongMethodLocation = () => [
+  'location @devplat_not_allowed {',
+  `  default_type "${problemType}";`,
+  ...[...commonHeaders, 'Allow $devplat_allow'].map((header) => `  add_header ${header} always;`),
+  '  set $devplat_allow "";',
+  ...operationMethods.map(([path, allow]) => `  if ($uri ~ "${path}") { set $devplat_allow "${allow}"; }`),
+  `  if ($devplat_allow = "") { return 404 ${quoted(notFound)}; }`,
+  `  return 405 ${quoted(methodNotAllowed)};`,
+  '}',
+];
 const tooLarge = problem(
   413,
   'PAYLOAD_TOO_LARGE',
@@ -120,6 +147,7 @@ export function apiSiteRefusals(): string[] {
     ...refusalLocation('/__devplat/malformed', problemType, commonHeaders, 400, malformed),
     ...refusalLocation('/__devplat/uri-too-large', problemType, commonHeaders, 431, headersTooLarge),
     ...refusalLocation('devplat_not_found', problemType, commonHeaders, 404, notFound),
+    ...wrongMethodLocation(),
     ...refusalLocation('devplat_too_large', problemType, commonHeaders, 413, tooLarge),
     ...refusalLocation('devplat_oauth_too_large', 'application/json; charset=utf-8', oauthHeaders, 400, oauthTooLarge),
     ...refusalLocation('devplat_headers_too_large', problemType, commonHeaders, 431, headersTooLarge),
@@ -139,6 +167,7 @@ export function oauthLocationRefusals(): string[] {
 const apiErrorPages = [
   'error_page 400 =400 /__devplat/malformed;',
   'error_page 404 = @devplat_not_found;',
+  'error_page 405 = @devplat_not_allowed;',
   'error_page 413 = @devplat_too_large;',
   'error_page 414 =431 /__devplat/uri-too-large;',
   'error_page 494 = @devplat_headers_too_large;',
@@ -153,6 +182,7 @@ export function pageSiteRefusals(site: Site): string[] {
   return [
     'error_page 400 =400 /__devplat/malformed;',
     'error_page 404 = @devplat_page_not_found;',
+    'error_page 405 = @devplat_page_not_allowed;',
     'error_page 413 = @devplat_page_too_large;',
     'error_page 414 =431 /__devplat/uri-too-large;',
     'error_page 494 = @devplat_page_headers_too_large;',
@@ -160,6 +190,7 @@ export function pageSiteRefusals(site: Site): string[] {
     ...page('/__devplat/malformed', 400, 'That did not work', 'The request is not valid HTTP/1.1.'),
     ...page('/__devplat/uri-too-large', 431, 'That did not work', 'The request headers are larger than 16 KiB.'),
     ...page('devplat_page_not_found', 404, 'Not found', 'There is no page here.'),
+    ...page('devplat_page_not_allowed', 405, 'That did not work', 'This method is not allowed here.'),
     ...page('devplat_page_too_large', 413, 'That did not work', 'The request body is larger than this page accepts.'),
     ...page('devplat_page_headers_too_large', 431, 'That did not work', 'The request headers are larger than 16 KiB.'),
     ...page(

@@ -76,12 +76,28 @@ describe(`oversized requests (${testDoor} door)`, () => {
     assertCommonHeaders(answer.headers);
   });
 
+  test('TRACE (which nginx refuses itself) is 405 with Allow on an operation, 404 elsewhere', async () => {
+    // fetch refuses to send TRACE: node:http does.
+    const trace = async (origin: string, path: string) => {
+      const raw = await rawRequest(origin, path, { method: 'TRACE' });
+      return { ...raw, json: jsonOf(raw.text) } as Answer;
+    };
+    const token = await trace(platform.origin, '/developer/v1/oauth/token');
+    assertProblem(token, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(token.headers.get('allow'), 'POST');
+    assertCommonHeaders(token.headers);
+    const cities = await trace(platform.origin, '/developer/v1/cities');
+    assertProblem(cities, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(cities.headers.get('allow'), 'GET, HEAD');
+    assertProblem(await trace(platform.origin, '/nowhere'), 404, 'NOT_FOUND');
+  });
+
   test('an unknown path is 404 NOT_FOUND, at any host name', async () => {
     const answer = await call(platform.origin, '/nowhere');
     assertProblem(answer, 404, 'NOT_FOUND');
-    const elsewhere = await rawGet(platform.origin, '/developer/v1/nowhere', 'unknown.example');
+    const elsewhere = await rawRequest(platform.origin, '/developer/v1/nowhere', { host: 'unknown.example' });
     assert.equal(elsewhere.status, 404);
-    assert.equal(JSON.parse(elsewhere.body).code, 'NOT_FOUND');
+    assert.equal(JSON.parse(elsewhere.text).code, 'NOT_FOUND');
   });
 
   test('the player client and the console refuse an oversized request with an HTML page', async () => {
@@ -118,17 +134,30 @@ describe(`request ids (${testDoor} door)`, () => {
   });
 });
 
-/** A GET with a Host of our choosing (fetch sets its own). */
-function rawGet(origin: string, path: string, host: string): Promise<{ status: number; body: string }> {
+/** A request as node:http sends it: any method, a Host of our choosing (fetch allows neither). */
+function rawRequest(
+  origin: string,
+  path: string,
+  { method = 'GET', host }: { method?: string; host?: string } = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, path, headers: { host } }, (response) => {
-      let body = '';
-      response.on('data', (chunk) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = httpRequest(
+      { host: url.hostname, port: url.port, path, method, headers: host ? { host } : {} },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            if (typeof value === 'string') headers.set(name, value);
+          }
+          resolve({ status: response.statusCode ?? 0, headers, text });
+        });
+      },
+    );
     request.once('error', reject);
     request.end();
   });
