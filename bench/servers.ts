@@ -56,14 +56,19 @@ async function benchPlatform() {
     process.exit(0);
   });
   const prisma = running.database.prisma;
-  const account = await registerAccount(prisma, {
+  const account = await benchAccount(prisma);
+  const base = running.urls['Public API'] as string;
+  const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
+  return { running, prisma, account, base, backend };
+}
+
+/** The developer account every benchmark's app belongs to. */
+function benchAccount(prisma: Parameters<typeof registerAccount>[0]) {
+  return registerAccount(prisma, {
     email: `bench-${randomUUID()}@developer.test`,
     passwordHash: 'unused',
     displayName: 'Bench',
   });
-  const base = running.urls['Public API'] as string;
-  const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
-  return { running, prisma, account, base, backend };
 }
 
 async function token(): Promise<Target> {
@@ -172,11 +177,7 @@ async function topology(): Promise<Record<string, Target>> {
     process.exit(0);
   });
   const prisma = running.database.prisma;
-  const account = await registerAccount(prisma, {
-    email: `bench-${randomUUID()}@developer.test`,
-    passwordHash: 'unused',
-    displayName: 'Bench',
-  });
+  const account = await benchAccount(prisma);
   const { app, clientSecret } = await createApp(prisma, {
     accountId: account.id,
     name: 'Bench',

@@ -44,11 +44,17 @@ export function apiApp(
   }: ApiAppOptions,
   ...routes: (Router | Middleware)[]
 ): Koa {
-  const { proxy, guard } = forwardedTrust(forwarded);
+  const { proxy, guard, peer } = forwardedTrust(forwarded);
   const app = new Koa({ keys, proxy, maxIpsCount: 1 });
   app.silent = true;
   if (guard) app.use(guard);
-  app.use(apiEnvelope(logger, { maxBodyBytes, observe, trustedPeer: trustedPeer(requestIdsFrom) }));
+  app.use(
+    apiEnvelope(logger, {
+      maxBodyBytes,
+      observe,
+      trustedPeer: requestIdsFrom === forwarded.trustedProxies ? peer : trustedPeer(requestIdsFrom),
+    }),
+  );
   for (const route of routes) app.use(typeof route === 'function' ? route : route.routes());
   app.use(notFound());
   return app;
