@@ -71,14 +71,19 @@ function benchAccount(prisma: Parameters<typeof registerAccount>[0]) {
   });
 }
 
+/** An app of the benchmark's account, and its secret. */
+function benchApp(
+  prisma: Parameters<typeof createApp>[0],
+  accountId: string,
+  scopes: string[],
+  redirectUris: string[] = [],
+) {
+  return createApp(prisma, { accountId }, { accountId, name: 'Bench', redirectUris, scopes });
+}
+
 async function token(): Promise<Target> {
   const { prisma, account, base, backend } = await benchPlatform();
-  const { app, clientSecret } = await createApp(prisma, {
-    accountId: account.id,
-    name: 'Bench',
-    redirectUris: [],
-    scopes: ['city.public.read'],
-  });
+  const { app, clientSecret } = await benchApp(prisma, account.id, ['city.public.read']);
   return {
     method: 'POST',
     url: `${base}/oauth/token`,
@@ -126,12 +131,12 @@ async function sign(): Promise<Target> {
 async function api(): Promise<Target & { me: Target }> {
   const { running, prisma, account, base, backend } = await benchPlatform();
   const redirectUri = 'http://127.0.0.1:9/cb';
-  const { app, clientSecret } = await createApp(prisma, {
-    accountId: account.id,
-    name: 'Bench',
-    redirectUris: [redirectUri],
-    scopes: ['city.public.read', 'profile.basic.read'],
-  });
+  const { app, clientSecret } = await benchApp(
+    prisma,
+    account.id,
+    ['city.public.read', 'profile.basic.read'],
+    [redirectUri],
+  );
   const auth = { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) };
   const tokenAt = async (body: Record<string, string>) => {
     const answer = await fetch(`${base}/oauth/token`, {
@@ -178,12 +183,7 @@ async function topology(): Promise<Record<string, Target>> {
   });
   const prisma = running.database.prisma;
   const account = await benchAccount(prisma);
-  const { app, clientSecret } = await createApp(prisma, {
-    accountId: account.id,
-    name: 'Bench',
-    redirectUris: [],
-    scopes: ['city.public.read'],
-  });
+  const { app, clientSecret } = await benchApp(prisma, account.id, ['city.public.read']);
   const backend = 'PostgreSQL + Redis';
   const headers = { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) };
   const tokenAt = (base: string): Target => ({

@@ -110,7 +110,7 @@ const tasks = {
   sample: ['node', 'examples/sample-app/src/main.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
-  'db:seed': ['node', 'packages/db/scripts/seed.ts'],
+  'db:seed': ['node', 'packages/domain/scripts/seed-registry.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
   'bench:token': ['node', 'bench/run.ts', 'token'],
   'bench:api': ['node', 'bench/run.ts', 'api'],

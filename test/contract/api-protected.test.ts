@@ -218,11 +218,11 @@ describe('revocation takes effect on the very next call', () => {
   test('a revoked secret, a disabled app, a suspended account or a revoked app token: 401 invalid_token', async () => {
     const secret = await appToken();
     const secretRow = await prisma().clientSecret.findFirstOrThrow({ where: { appId: secret.app.id } });
-    await revokeSecret(prisma(), directory(), secret.app.id, secretRow.id);
+    await revokeSecret(prisma(), directory(), { operator: 'test' }, secret.app.id, secretRow.id);
     const disabled = await appToken();
-    await disableApp(prisma(), directory(), disabled.app.id);
+    await disableApp(prisma(), directory(), { operator: 'test' }, disabled.app.id);
     const suspended = await userTokens();
-    await suspendAccount(prisma(), directory(), suspended.developer.id);
+    await suspendAccount(prisma(), directory(), { operator: 'test' }, suspended.developer);
     const revoked = await appToken();
     assert.equal((await revokeToken(platform.base, revoked, revoked.accessToken)).status, 200);
     for (const { accessToken } of [secret, disabled, suspended, revoked]) {

@@ -208,7 +208,7 @@ describe('consent screen outcomes', () => {
       code_challenge_method: 'S256',
     });
     const screen = await openConsentScreen(url, s.player);
-    await disableApp(prisma(), appDirectory(prisma(), platform.platform.store), s.app.id);
+    await disableApp(prisma(), appDirectory(prisma(), platform.platform.store), { operator: 'test' }, s.app.id);
     const response = await screen.answer('allow');
     assert.equal(response.status, 400);
     assert.equal(response.headers.get('location'), null);

@@ -202,7 +202,7 @@ describe('client credentials', () => {
     );
     await appToken(clientId, clientSecret); // the app is now in the directory's cache
     const secret = await prisma().clientSecret.findFirstOrThrow({ where: { appId: app.id } });
-    await revokeSecret(prisma(), directory(), app.id, secret.id);
+    await revokeSecret(prisma(), directory(), { operator: 'test' }, app.id, secret.id);
     const answer = await token(
       { authorization: basicAuth(clientId, clientSecret) },
       form({ grant_type: 'client_credentials' }),
@@ -214,10 +214,10 @@ describe('client credentials', () => {
   test('a disabled app, a suspended or guest account, or a production app cannot authenticate', async () => {
     const disabled = await createTestApp(prisma());
     await appToken(disabled.clientId, disabled.clientSecret);
-    await disableApp(prisma(), directory(), disabled.app.id);
+    await disableApp(prisma(), directory(), { operator: 'test' }, disabled.app.id);
     const suspended = await createTestApp(prisma());
     await appToken(suspended.clientId, suspended.clientSecret);
-    await suspendAccount(prisma(), directory(), suspended.developer.id);
+    await suspendAccount(prisma(), directory(), { operator: 'test' }, suspended.developer);
     const guest = await createTestApp(prisma(), { kind: 'guest' });
     const production = await createTestApp(prisma());
     await prisma().app.update({ where: { id: production.app.id }, data: { environment: 'production' } });
@@ -253,19 +253,19 @@ describe('client credentials', () => {
 
   test('a third active secret is refused: an app holds at most two', async () => {
     const { app } = await createTestApp(prisma());
-    await addSecret(prisma(), directory(), app.id);
-    await assert.rejects(addSecret(prisma(), directory(), app.id), /at most 2 active secrets/);
+    await addSecret(prisma(), directory(), { operator: 'test' }, app.id);
+    await assert.rejects(addSecret(prisma(), directory(), { operator: 'test' }, app.id), /at most 2 active secrets/);
   });
 
   test('a rotated secret and the old one both work until the old one is revoked', async () => {
     const { clientId, clientSecret, app } = await createTestApp(prisma());
-    const rotated = await addSecret(prisma(), directory(), app.id);
+    const rotated = await addSecret(prisma(), directory(), { operator: 'test' }, app.id);
     await appToken(clientId, clientSecret);
     assert.equal(decodeJwt(await appToken(clientId, rotated.clientSecret)).csid, rotated.secretId);
     const old = await prisma().clientSecret.findFirstOrThrow({
       where: { appId: app.id, NOT: { id: rotated.secretId } },
     });
-    await revokeSecret(prisma(), directory(), app.id, old.id);
+    await revokeSecret(prisma(), directory(), { operator: 'test' }, app.id, old.id);
     assertOAuthError(
       await token({ authorization: basicAuth(clientId, clientSecret) }, form({ grant_type: 'client_credentials' })),
       401,

@@ -109,7 +109,7 @@ describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DA
         encoding: 'utf8',
       });
       assert.equal(again.stdout.trim(), 'database is up to date', again.stderr);
-      const seeded = spawnSync(process.execPath, ['packages/db/scripts/seed.ts'], {
+      const seeded = spawnSync(process.execPath, ['packages/domain/scripts/seed-registry.ts'], {
         cwd: repoRoot,
         env: { ...baseEnv, DATABASE_URL: database.url ?? '' },
         encoding: 'utf8',

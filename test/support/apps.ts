@@ -14,11 +14,15 @@ export async function createTestApp(
   options: { scopes?: string[]; redirectUris?: string[]; kind?: AccountKind } = {},
 ) {
   const developer = await createDeveloper(prisma, options.kind);
-  const { app, clientSecret } = await createApp(prisma, {
-    accountId: developer.id,
-    name: 'Test App',
-    redirectUris: options.redirectUris ?? ['http://127.0.0.1:9/callback'],
-    scopes: options.scopes ?? ['city.public.read'],
-  });
+  const { app, clientSecret } = await createApp(
+    prisma,
+    { accountId: developer.id },
+    {
+      accountId: developer.id,
+      name: 'Test App',
+      redirectUris: options.redirectUris ?? ['http://127.0.0.1:9/callback'],
+      scopes: options.scopes ?? ['city.public.read'],
+    },
+  );
   return { developer, app, clientId: app.clientId, clientSecret };
 }

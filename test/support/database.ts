@@ -1,7 +1,8 @@
 // A fresh, migrated and seeded database for one test file: a new database on the PostgreSQL
 // server of DATABASE_URL when it is set (CI), an in-memory PGlite otherwise.
 import { randomBytes } from 'node:crypto';
-import { applyMigrations, type Database, openDatabase, seedRegistry } from '@devplat/db';
+import { applyMigrations, type Database, openDatabase } from '@devplat/db';
+import { seedRegistry } from '@devplat/domain/registry';
 import pg from 'pg';
 
 export interface TestDatabase extends Database {

@@ -22,7 +22,7 @@ export async function prepareDatabase(serverUrl: string, database: string): Prom
     await admin.end();
   }
   const url = databaseUrlFor(serverUrl, database);
-  for (const script of ['packages/db/scripts/migrate.ts', 'packages/db/scripts/seed.ts']) {
+  for (const script of ['packages/db/scripts/migrate.ts', 'packages/domain/scripts/seed-registry.ts']) {
     const run = spawnSync(process.execPath, [script], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: url },

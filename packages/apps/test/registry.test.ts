@@ -1,5 +1,5 @@
-// What must commit with a change to an app (its audit record) commits with it or not at all, and
-// runs only when the change changed something.
+// A change to an app and its audit record commit together or not at all, and a change that changes
+// nothing records nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { addSecret, createApp, disableApp, revokeSecret } from '@devplat/domain/apps';
@@ -13,60 +13,75 @@ before(async () => {
 });
 after(() => database.drop());
 
-const failing = async () => {
-  throw new Error('the audit record could not be written');
-};
+// PostgreSQL refuses a NUL character in text: an audit record with one in its request id cannot be
+// written, so the change it records must not commit either.
+const unrecordable = { accountId: 'nobody', requestId: 'req_\u0000' };
 
 async function newApp(name: string) {
   const account = await database.prisma.account.create({
     data: { email: `${name}@example.com`, passwordHash: 'x', displayName: name, kind: 'full' },
   });
-  const { app } = await createApp(database.prisma, {
-    accountId: account.id,
-    name,
-    redirectUris: [],
-    scopes: ['city.public.read'],
-  });
+  const { app } = await createApp(
+    database.prisma,
+    { accountId: account.id },
+    {
+      accountId: account.id,
+      name,
+      redirectUris: [],
+      scopes: ['city.public.read'],
+    },
+  );
   return { account, app };
 }
 
-describe('work in the transaction of a change', () => {
-  test('creating an app: a failure of the work leaves no app', async () => {
+const auditedActions = async (targetId: string) =>
+  (await database.prisma.auditRecord.findMany({ where: { targetId }, orderBy: { createdAt: 'asc' } })).map(
+    (record) => record.action,
+  );
+
+describe('the audit record commits with its change', () => {
+  test('creating an app: an audit record that cannot be written leaves no app', async () => {
     const account = await database.prisma.account.create({
       data: { email: 'none@example.com', passwordHash: 'x', displayName: 'None', kind: 'full' },
     });
     const input = { accountId: account.id, name: 'Never', redirectUris: [], scopes: ['city.public.read'] };
-    await assert.rejects(createApp(database.prisma, input, failing), /could not be written/);
+    await assert.rejects(createApp(database.prisma, unrecordable, input));
     assert.equal(await database.prisma.app.count({ where: { accountId: account.id } }), 0);
   });
 
-  test('rotating and revoking a secret, disabling an app: a failure of the work undoes the change', async () => {
+  test('rotating and revoking a secret, disabling an app: an audit record that cannot be written undoes the change', async () => {
     const { app } = await newApp('undone');
     const directory = appDirectory(database.prisma, memoryStore());
-    await assert.rejects(addSecret(database.prisma, directory, app.id, failing));
+    await assert.rejects(addSecret(database.prisma, directory, unrecordable, app.id));
     assert.equal(await database.prisma.clientSecret.count({ where: { appId: app.id } }), 1);
     const [secret] = await database.prisma.clientSecret.findMany({ where: { appId: app.id } });
-    await assert.rejects(revokeSecret(database.prisma, directory, app.id, secret!.id, failing));
+    await assert.rejects(revokeSecret(database.prisma, directory, unrecordable, app.id, secret!.id));
     assert.equal(
       (await database.prisma.clientSecret.findUniqueOrThrow({ where: { id: secret!.id } })).status,
       'active',
     );
-    await assert.rejects(disableApp(database.prisma, directory, app.id, failing));
+    await assert.rejects(disableApp(database.prisma, directory, unrecordable, app.id));
     assert.equal((await database.prisma.app.findUniqueOrThrow({ where: { id: app.id } })).status, 'active');
   });
 
-  test('the work sees what the change made, and runs only when something changed', async () => {
-    const { app } = await newApp('recorded');
+  test('each change is recorded with what it made, and only when something changed', async () => {
+    const { app, account } = await newApp('recorded');
     const directory = appDirectory(database.prisma, memoryStore());
-    const seen: string[] = [];
-    const { secretId } = await addSecret(database.prisma, directory, app.id, async (tx, secret) => {
-      seen.push(`secret ${(await tx.clientSecret.findUniqueOrThrow({ where: { id: secret.id } })).status}`);
+    const by = { accountId: account.id, requestId: 'req_recorded' };
+    const { secretId } = await addSecret(database.prisma, directory, by, app.id);
+    assert.deepEqual(await auditedActions(secretId), ['secret.create']);
+    assert.equal(await revokeSecret(database.prisma, directory, by, app.id, secretId), true);
+    assert.equal(await revokeSecret(database.prisma, directory, by, app.id, secretId), false);
+    assert.equal(await disableApp(database.prisma, directory, by, app.id), true);
+    assert.equal(await disableApp(database.prisma, directory, by, app.id), false);
+    assert.deepEqual(await auditedActions(secretId), ['secret.create', 'secret.revoke']);
+    assert.deepEqual(await auditedActions(app.id), ['app.create', 'app.disable']);
+    const [disabled] = await database.prisma.auditRecord.findMany({
+      where: { targetId: app.id, action: 'app.disable' },
     });
-    const record = (what: string) => async () => void seen.push(what);
-    assert.equal(await revokeSecret(database.prisma, directory, app.id, secretId, record('revoked')), true);
-    assert.equal(await revokeSecret(database.prisma, directory, app.id, secretId, record('revoked again')), false);
-    assert.equal(await disableApp(database.prisma, directory, app.id, record('disabled')), true);
-    assert.equal(await disableApp(database.prisma, directory, app.id, record('disabled again')), false);
-    assert.deepEqual(seen, ['secret active', 'revoked', 'disabled']);
+    assert.equal(disabled?.actorType, 'account');
+    assert.equal(disabled?.actorId, account.id);
+    assert.equal(disabled?.requestId, 'req_recorded');
+    assert.deepEqual(disabled?.details, { client_id: app.clientId });
   });
 });

@@ -1,4 +1,3 @@
-export { type Actor, audit, type InTransaction, type Operator } from './audit.ts';
 export { type Database, type DatabaseOptions, openDatabase, type PoolStats, type Query } from './connect.ts';
 export { prepareEmbeddedDatabase } from './embedded.ts';
 export type {
@@ -19,6 +18,6 @@ export * from './generated/enums.ts';
 export { groupCommit } from './group-commit.ts';
 export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
+export { prismaDir } from './paths.ts';
 export { type DatabaseCheck, databaseChecks } from './readiness.ts';
 export { schemaVersionProblem } from './schema-version.ts';
-export { seedRegistry } from './seed.ts';

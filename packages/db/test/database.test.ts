@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { applyMigrations, diffSchemaAgainstMigrations, schemaVersionProblem, seedRegistry } from '../src/index.ts';
+import { applyMigrations, diffSchemaAgainstMigrations, schemaVersionProblem } from '../src/index.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -71,21 +71,6 @@ describe('plain SQL for the hot paths', () => {
       [statement],
     );
     assert.deepEqual(plans, [{ generic_plans: '8', custom_plans: '0' }]);
-  });
-});
-
-describe('seed registry', () => {
-  test('is idempotent and has the promised spread', async () => {
-    await seedRegistry(database.prisma);
-    const reviewed = await database.prisma.city.findMany({ where: { reviewed: true }, include: { country: true } });
-    assert.ok(reviewed.length >= 30);
-    assert.ok(new Set(reviewed.map((city) => city.countryCode)).size >= 8);
-    assert.ok(new Set(reviewed.map((city) => city.country.region)).size >= 4);
-    assert.deepEqual(
-      new Set(reviewed.map((city) => city.availability)),
-      new Set(['closed', 'closed_beta', 'available']),
-    );
-    assert.ok((await database.prisma.city.count({ where: { reviewed: false } })) > 0);
   });
 });
 

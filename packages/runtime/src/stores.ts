@@ -2,6 +2,7 @@
 // what /readyz asks of each, what /metrics reads of their pools, and how the drain closes them.
 import type { Config } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
+import { registryIsEmpty, seedRegistry } from '@devplat/domain/registry';
 import type { Closer, ReadinessCheck } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
 import type { Metrics, PoolReading } from '@devplat/metrics';
@@ -26,8 +27,15 @@ export async function openProcessDatabase(
 ): Promise<Watched & { database: Database }> {
   const database = config.databaseUrl
     ? await openDatabase({ databaseUrl: config.databaseUrl, timeoutMs: config.databaseTimeoutMs, tracing })
-    : await prepareEmbeddedDatabase(config.dataDir);
+    : await openEmbeddedDatabase(config.dataDir);
   return { database, ...watchDatabase(database, metrics, true) };
+}
+
+/** The embedded PGlite, with the sample city registry loaded the first time it is created. */
+async function openEmbeddedDatabase(dataDir: string | null): Promise<Database> {
+  const { database, created } = await prepareEmbeddedDatabase(dataDir);
+  if (created && (await registryIsEmpty(database.prisma))) await seedRegistry(database.prisma);
+  return database;
 }
 
 /** REDIS_URL's store, or one in this process (correct only for the one-process platform). */

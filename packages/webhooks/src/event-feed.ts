@@ -6,6 +6,7 @@
 // has seen, leaving out the ids it has sent; the listener leaves out ids it has forwarded, so an
 // event repeated across a reconnection is forwarded once.
 import type { PrismaClient } from '@devplat/db';
+import { eventsOfAppSince } from '@devplat/domain/events';
 import { signedHeaders, webhookBody } from './message.ts';
 
 export interface SignedEvent {
@@ -40,11 +41,7 @@ export function eventFeed(
   return {
     async next() {
       const from = new Date(Math.max(floor.getTime(), newest.getTime() - overlapMs));
-      const fresh = await prisma.outboxEvent.findMany({
-        where: { appId: app.id, createdAt: { gt: from }, id: { notIn: [...sent.keys()] } },
-        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-        take: batch,
-      });
+      const fresh = await eventsOfAppSince(prisma, app.id, from, [...sent.keys()], batch);
       for (const event of fresh) {
         sent.set(event.id, event.createdAt.getTime());
         if (event.createdAt > newest) newest = event.createdAt;

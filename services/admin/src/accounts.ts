@@ -1,8 +1,7 @@
 // admin suspend-account / reactivate-account: a developer account's apps stop working, or work
-// again. The accounts room (@devplat/domain/accounts) makes the change and bumps every process's
-// app directory before and after it; the audit record commits in the same transaction, only when
+// again. The accounts room (@devplat/domain/accounts) makes the change, bumps every process's app
+// directory before and after it, and writes the audit record in the same transaction, only when
 // something changed, so a second run changes nothing and records nothing.
-import { audit } from '@devplat/db';
 import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
 import { appCountOfAccount } from '@devplat/domain/apps';
 import { Refusal } from '@devplat/domain/refusal';
@@ -10,9 +9,8 @@ import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 
 interface AccountCommand extends CommandText {
-  /** The accounts room's change (suspendAccount, reactivateAccount): true when it changed something. */
+  /** The accounts room's change (suspendAccount, reactivateAccount, audited there): true when it changed something. */
   change: typeof suspendAccount;
-  action: string;
   done: string;
   unchanged: string;
 }
@@ -26,9 +24,7 @@ function accountCommand(spec: AccountCommand): Command {
       if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${args.email}`);
       const apps = await appCountOfAccount(prisma, account.id);
       const changed = await withDirectory(config, prisma, io, (directory) =>
-        spec.change(prisma, directory, account.id, (tx) =>
-          audit(tx, { operator }, spec.action, { type: 'account', id: account.id }, { email: account.email, reason }),
-        ),
+        spec.change(prisma, directory, { operator }, account, { reason }),
       );
       const who = `account ${account.email} (${account.id}, ${apps} app${apps === 1 ? '' : 's'})`;
       io.out(`${who}: ${changed ? spec.done : spec.unchanged}\n`);
@@ -46,7 +42,6 @@ and secrets are kept: reactivate-account undoes it. Writes an audit record (acco
 type operator) in the same transaction. Suspending a suspended account changes nothing, records
 nothing, says "already suspended" and exits 0. Exit 65 when no account has the e-mail.`,
   change: suspendAccount,
-  action: 'account.suspend',
   done: 'suspended',
   unchanged: 'already suspended, nothing changed',
 });
@@ -60,7 +55,6 @@ call (those not disabled on their own), and so do their unexpired tokens. Writes
 changes nothing, records nothing, says "already active" and exits 0. Exit 65 when no account has
 the e-mail.`,
   change: reactivateAccount,
-  action: 'account.reactivate',
   done: 'reactivated',
   unchanged: 'already active, nothing changed',
 });

@@ -3,7 +3,14 @@
 // another transaction holds (a worker's claim, a replay in progress) are skipped and left to the
 // next run. A failure ends the run: batches already deleted stay deleted, and a rerun carries on.
 import { ConfigError } from '@devplat/config';
-import { Prisma, type PrismaClient } from '@devplat/db';
+import type { PrismaClient } from '@devplat/db';
+import {
+  countFinishedDeliveries,
+  countFinishedEvents,
+  deleteFinishedDeliveries,
+  deleteFinishedEvents,
+} from '@devplat/domain/events';
+import { countExpiredRevocations, deleteExpiredRevocations } from '@devplat/domain/revocations';
 import { type Command, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
@@ -19,64 +26,28 @@ interface Kind {
   deleteBatch(prisma: PrismaClient, retentionDays: number): Promise<number>;
 }
 
-const cutoff = (days: number) => Prisma.sql`now() - make_interval(days => ${days}::int)`;
-
-// A delivery is done once it succeeded or failed for good, measured from its last attempt:
-// delivered_at, or for a failed one next_attempt_at (the final attempt's due time, which the worker
-// leaves as it was). A failed delivery stays replayable in the console for the whole retention.
-// An attempt never starts before next_attempt_at, so the first condition on it only lets the
-// (status, next_attempt_at) index find the rows.
-const deliveryDone = (days: number) => Prisma.sql`
-  d.status IN ('succeeded', 'failed') AND d.next_attempt_at < ${cutoff(days)}
-  AND COALESCE(d.delivered_at, d.next_attempt_at) < ${cutoff(days)}`;
-
-const count = async (prisma: PrismaClient, query: Prisma.Sql) =>
-  Number((await prisma.$queryRaw<{ n: bigint }[]>(query))[0]?.n ?? 0);
-
+// Each kind is deleted through its owner's operations: the revocations room's and the events room's
+// (packages/domain), which say exactly which rows are finished.
 const kinds: Kind[] = [
   {
     name: 'revoked-tokens',
     what: 'revoked access-token ids past expires_at',
-    count: (prisma) => count(prisma, Prisma.sql`SELECT count(*) AS n FROM revoked_tokens WHERE expires_at < now()`),
-    deleteBatch: (prisma) =>
-      prisma.$executeRaw`
-        DELETE FROM revoked_tokens WHERE jti IN (
-          SELECT jti FROM revoked_tokens WHERE expires_at < now()
-          LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`,
+    count: (prisma) => countExpiredRevocations(prisma),
+    deleteBatch: (prisma) => deleteExpiredRevocations(prisma, batchSize),
   },
   {
     name: 'webhook-deliveries',
     what: 'webhook deliveries succeeded or failed before the retention',
-    count: (prisma, days) =>
-      count(prisma, Prisma.sql`SELECT count(*) AS n FROM webhook_deliveries d WHERE ${deliveryDone(days)}`),
-    deleteBatch: (prisma, days) =>
-      prisma.$executeRaw`
-        DELETE FROM webhook_deliveries WHERE id IN (
-          SELECT d.id FROM webhook_deliveries d WHERE ${deliveryDone(days)}
-          LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`,
+    count: countFinishedDeliveries,
+    deleteBatch: (prisma, days) => deleteFinishedDeliveries(prisma, days, batchSize),
   },
   {
-    // Deliveries reference their event, so an event goes only once none is left (after the
-    // deliveries above), or when it never had one (its app had no webhook URL); either way once it
-    // was enqueued longer ago than the retention. A dry run counts the events whose remaining
-    // deliveries the run would all delete.
+    // After the deliveries above: deliveries reference their event. A dry run counts the events
+    // whose remaining deliveries the run would all delete.
     name: 'outbox-events',
     what: 'outbox events enqueued before the retention, with no delivery left',
-    count: (prisma, days) =>
-      count(
-        prisma,
-        Prisma.sql`
-          SELECT count(*) AS n FROM outbox_events e
-          WHERE e.enqueued_at < ${cutoff(days)}
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND NOT (${deliveryDone(days)}))`,
-      ),
-    deleteBatch: (prisma, days) =>
-      prisma.$executeRaw`
-        DELETE FROM outbox_events WHERE id IN (
-          SELECT e.id FROM outbox_events e
-          WHERE e.enqueued_at < ${cutoff(days)}
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
-          LIMIT ${batchSize} FOR UPDATE SKIP LOCKED)`,
+    count: countFinishedEvents,
+    deleteBatch: (prisma, days) => deleteFinishedEvents(prisma, days, batchSize),
   },
 ];
 

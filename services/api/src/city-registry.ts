@@ -2,6 +2,7 @@
 // data is public, so the projection is kept for a few seconds instead of being rebuilt on every
 // call; concurrent callers share one rebuild.
 import type { PrismaClient } from '@devplat/db';
+import { reviewedCities } from '@devplat/domain/registry';
 import { keptValue } from './kept-value.ts';
 
 export interface City {
@@ -19,11 +20,7 @@ export interface CityRegistry {
 
 export function cityRegistry(prisma: PrismaClient, keepMs = 5_000): CityRegistry {
   const load = async (): Promise<City[]> => {
-    const rows = await prisma.city.findMany({
-      where: { reviewed: true },
-      orderBy: { id: 'asc' },
-      select: { id: true, name: true, countryCode: true, availability: true, supportedCapabilities: true },
-    });
+    const rows = await reviewedCities(prisma);
     return rows.map((city) => ({
       id: city.id,
       name: city.name,

@@ -4,6 +4,7 @@
 // expires; a user token ends its consent. Unknown, garbage and foreign tokens are left alone.
 import type { Config, Secrets } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
+import { recordRevokedToken } from '@devplat/domain/revocations';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type Provider from 'oidc-provider';
 import { publicJwks } from './internal.ts';
@@ -33,10 +34,6 @@ export function revokeJwtAccessTokens(
       await provider.Grant.adapter.destroy(payload.gid);
       return;
     }
-    await prisma.revokedToken.upsert({
-      where: { jti: payload.jti },
-      create: { jti: payload.jti, expiresAt: new Date(payload.exp * 1000) },
-      update: {},
-    });
+    await recordRevokedToken(prisma, payload.jti, new Date(payload.exp * 1000));
   };
 }

@@ -2,9 +2,9 @@
 // failed for good after the last attempt. The lease is always released.
 import type { WebhookSettings } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
+import { type AttemptRecord, type ClaimedDelivery, recordAttempt } from '@devplat/domain/events';
 import { type AttemptOutcome, sendWebhook, webhookBody } from '@devplat/webhooks';
 import { retryDelayMs } from './backoff.ts';
-import type { ClaimedDelivery } from './claims.ts';
 
 export function sendClaimed(
   delivery: ClaimedDelivery,
@@ -27,7 +27,7 @@ export function sendClaimed(
   );
 }
 
-function recordedChange(delivery: ClaimedDelivery, outcome: AttemptOutcome, settings: WebhookSettings) {
+function recordedChange(delivery: ClaimedDelivery, outcome: AttemptOutcome, settings: WebhookSettings): AttemptRecord {
   if (outcome.result === 'abandoned') return { lockedUntil: null };
   const attempts = delivery.attempts + 1;
   const now = new Date();
@@ -64,9 +64,5 @@ export async function recordOutcome(
   outcome: AttemptOutcome,
   settings: WebhookSettings,
 ): Promise<boolean> {
-  const { count } = await prisma.webhookDelivery.updateMany({
-    where: { id: delivery.id, status: 'pending', lockedUntil: delivery.lockedUntil },
-    data: recordedChange(delivery, outcome, settings),
-  });
-  return count === 1;
+  return recordAttempt(prisma, delivery, recordedChange(delivery, outcome, settings));
 }

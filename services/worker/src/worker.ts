@@ -3,12 +3,16 @@
 // once, and is tried again next tick) and idles while webhooks are switched off.
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  enqueueEvents,
+  oldestUndeliveredAgeSeconds,
+} from '@devplat/domain/events';
 import type { Logger } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type SpanHandle, type Tracing } from '@devplat/tracing';
 import { recordOutcome, sendClaimed } from './attempts.ts';
-import { type ClaimedDelivery, claimDueDeliveries } from './claims.ts';
-import { enqueueOutboxEvents, oldestUndeliveredAgeSeconds, outboxBatchSize } from './outbox.ts';
 
 export interface WebhookWorkerDeps {
   config: Config;
@@ -29,6 +33,8 @@ export interface WebhookWorker {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Events one outbox pass takes. */
+const outboxBatchSize = 100;
 /** Attempts in flight at once, per worker. */
 const maxParallel = 8;
 /** Beyond the attempt's own time limit, how long a claim lasts: time to record the outcome. */
@@ -104,7 +110,7 @@ export function startWebhookWorker({
 
   /** One pass; resolves with whether to run the next one at once rather than after pollMs. */
   const pass = async (): Promise<boolean> => {
-    const enqueued = await enqueueOutboxEvents(prisma);
+    const enqueued = await enqueueEvents(prisma, outboxBatchSize);
     const free = maxParallel - inFlight.size;
     const claimed =
       free > 0 && !stopping ? await claimDueDeliveries(prisma, free, settings.timeoutMs + leaseMarginMs) : [];

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { loadConfig } from '@devplat/config';
 import { openDatabase, type PrismaClient } from '@devplat/db';
+import { listDeliveries, replayDelivery, sendTestWebhook } from '@devplat/domain/events';
 import { Refusal } from '@devplat/domain/refusal';
 import { createLogger } from '@devplat/http';
 import { createTestApp } from '@devplat/test/apps';
@@ -17,7 +18,6 @@ import {
   verifyWebhook,
   type WebhookReceiver,
 } from '@devplat/test/webhook-receiver';
-import { listDeliveries, replayDelivery, sendTestWebhook } from '@devplat/webhooks';
 import { startWebhookWorker, type WebhookWorker } from '../src/index.ts';
 
 const fastSettings = {
@@ -284,7 +284,7 @@ describe('outbox and claims', () => {
   test('a console test event arrives signed, marked as a test, for a player that does not exist', async () => {
     const { app, secret } = await appWithWebhook();
     startWorker();
-    const { deliveryId } = await sendTestWebhook(database.prisma, app.id);
+    const { deliveryId } = await sendTestWebhook(database.prisma, { accountId: app.accountId }, app.id);
     const [request] = await receiver.waitForRequests(1);
     assert.ok(request);
     const body = verifyWebhook(secret, request) as { type: string; data: Record<string, unknown> };

@@ -1,9 +1,11 @@
 // What can be done to a developer account: registration (the caller hashes the password, through
-// @devplat/passwords), suspension and reactivation. A suspension or reactivation bumps the app
-// directory entries of every app of the account before and after it (the apps room's
-// changedApps), so the account's apps stop, or work again, on the next request in every process.
-import { type Account, type AccountStatus, audit, type InTransaction, type PrismaClient } from '@devplat/db';
+// @devplat/passwords), suspension and reactivation by an operator, each audited in its
+// transaction. A suspension or reactivation bumps the app directory entries of every app of the
+// account before and after it (the apps room's changedApps), so the account's apps stop, or work
+// again, on the next request in every process.
+import type { Account, AccountStatus, Prisma, PrismaClient } from '@devplat/db';
 import { type AppChangeNotice, changedApps } from '../apps/operations.ts';
+import { type Operator, recordAudit } from '../audit/store.ts';
 import { Refusal } from '../refusal.ts';
 import { changeAccountStatus, insertAccount, isEmailTaken } from './store.ts';
 
@@ -26,7 +28,10 @@ export async function registerAccount(
   try {
     return await prisma.$transaction(async (tx) => {
       const inserted = await insertAccount(tx, { ...account, kind: 'full' });
-      await audit(tx, { accountId: inserted.id, requestId }, 'account.register', { type: 'account', id: inserted.id });
+      await recordAudit(tx, { accountId: inserted.id, requestId }, 'account.register', {
+        type: 'account',
+        id: inserted.id,
+      });
       return inserted;
     });
   } catch (error) {
@@ -35,40 +40,49 @@ export async function registerAccount(
   }
 }
 
-/** The account's apps stop working on the next request; their consents and secrets are kept. */
+/** What the audit record of a status change says beside the account's e-mail: why, say. */
+type Details = Prisma.InputJsonObject;
+
+/** The account's apps stop working on the next request; their consents and secrets are kept (account.suspend). */
 export function suspendAccount(
   prisma: PrismaClient,
   directory: AppChangeNotice,
-  accountId: string,
-  alsoInTransaction?: InTransaction,
+  by: Operator,
+  account: Pick<Account, 'id' | 'email'>,
+  details: Details = {},
 ): Promise<boolean> {
-  return toStatus(prisma, directory, accountId, 'suspended', alsoInTransaction);
+  return toStatus(prisma, directory, by, account, 'suspended', 'account.suspend', details);
 }
 
 /** The reverse of suspendAccount: the account's apps work again (those not disabled on their own). */
 export function reactivateAccount(
   prisma: PrismaClient,
   directory: AppChangeNotice,
-  accountId: string,
-  alsoInTransaction?: InTransaction,
+  by: Operator,
+  account: Pick<Account, 'id' | 'email'>,
+  details: Details = {},
 ): Promise<boolean> {
-  return toStatus(prisma, directory, accountId, 'active', alsoInTransaction);
+  return toStatus(prisma, directory, by, account, 'active', 'account.reactivate', details);
 }
 
 // Suspends an active account or reactivates a suspended one, with its apps' directory entries;
-// false (nothing run in the transaction) when it had the status already.
+// false (nothing recorded) when it had the status already.
 function toStatus(
   prisma: PrismaClient,
   directory: AppChangeNotice,
-  accountId: string,
+  by: Operator,
+  { id, email }: Pick<Account, 'id' | 'email'>,
   status: AccountStatus,
-  alsoInTransaction?: InTransaction,
+  action: string,
+  details: Details,
 ): Promise<boolean> {
   return changedApps(
     prisma,
     directory,
-    { accountId },
-    (tx) => changeAccountStatus(tx, accountId, status),
-    alsoInTransaction,
+    { accountId: id },
+    (tx) => changeAccountStatus(tx, id, status),
+    async (tx) => {
+      await recordAudit(tx, by, action, { type: 'account', id }, { email, ...details });
+    },
   );
 }

@@ -7,6 +7,7 @@ export {
   type AppChanges,
   type AppEdit,
   addSecret,
+  type By,
   createApp,
   deleteApp,
   disableApp,

@@ -1,11 +1,12 @@
 // Changes to apps and their secrets: creation, editing, rotation, revocation, disabling, enabling
 // and deletion. Each change that decides whether tokens work tells the app directory
 // (packages/apps, `AppChangeNotice` here), which every process consults through the per-request
-// read. Each takes what else must commit with it (`alsoInTransaction`: its audit record), run only
-// when the change happened. The consents an edit or a deletion ends are ended here, through the
-// consents room, so no caller can skip them.
+// read. Each writes its audit record (who: `by`, a developer or an operator) in its transaction,
+// only when the change happened. The consents an edit or a deletion ends are ended here, through
+// the consents room, so no caller can skip them.
 import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
-import type { App, AppStatus, ClientSecret, InTransaction, Prisma, PrismaClient } from '@devplat/db';
+import type { App, AppStatus, Prisma, PrismaClient } from '@devplat/db';
+import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
 import { endConsents } from '../consents/end.ts';
 import { Refusal, type RefusalCode, refuse } from '../refusal.ts';
 import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
@@ -24,6 +25,11 @@ import {
 } from './store.ts';
 
 const maxActiveSecrets = 2;
+
+/** Who changes an app: its developer (console, CLI) or an operator (admin). */
+export type By = Actor | Operator;
+
+const appTarget = (id: string) => ({ type: 'app', id });
 
 /**
  * Told of every committed change to an app, its secrets or its account (the app directory of
@@ -63,10 +69,11 @@ function checkScopes(scopes: string[]) {
   }
 }
 
+/** A new app with its first secret (shown once, here); audited as app.create. */
 export async function createApp(
   prisma: PrismaClient,
+  by: By,
   input: NewApp,
-  alsoInTransaction?: InTransaction<App>,
 ): Promise<{ app: AppWithSecrets; clientSecret: string }> {
   checkRedirectUris(input.redirectUris, input.reservedHosts);
   checkScopes(input.scopes);
@@ -82,18 +89,18 @@ export async function createApp(
       webhookSigningSecret: newWebhookSigningSecret(),
       secretHash: hashSecret(clientSecret),
     });
-    await alsoInTransaction?.(tx, created);
+    await recordAudit(tx, by, 'app.create', appTarget(created.id), { client_id: created.clientId });
     return created;
   });
   return { app, clientSecret };
 }
 
-/** Rotation: a new secret beside the current one; both work until one is revoked. */
+/** Rotation: a new secret beside the current one; both work until one is revoked (secret.create). */
 export async function addSecret(
   prisma: PrismaClient,
   directory: AppChangeNotice,
+  by: By,
   appId: string,
-  alsoInTransaction?: InTransaction<ClientSecret>,
 ): Promise<{ secretId: string; clientSecret: string }> {
   const clientSecret = newClientSecret();
   const { secret, clientId } = await prisma.$transaction(async (tx) => {
@@ -104,37 +111,37 @@ export async function addSecret(
       throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
     const secret = await insertSecret(tx, appId, hashSecret(clientSecret));
-    await alsoInTransaction?.(tx, secret);
+    const target = { type: 'client_secret', id: secret.id };
+    await recordAudit(tx, by, 'secret.create', target, { client_id: app.clientId });
     return { secret, clientId: app.clientId };
   });
   await directory.changed(clientId);
   return { secretId: secret.id, clientSecret };
 }
 
-export async function revokeSecret(
+/** The secret stops authenticating on the next request (secret.revoke); false when it was revoked already. */
+export function revokeSecret(
   prisma: PrismaClient,
   directory: AppChangeNotice,
+  by: By,
   appId: string,
   secretId: string,
-  alsoInTransaction?: InTransaction,
 ): Promise<boolean> {
   return changedApps(
     prisma,
     directory,
     { id: appId },
     (tx) => revokeActiveSecret(tx, appId, secretId),
-    alsoInTransaction,
+    async (tx, [clientId]) => {
+      await recordAudit(tx, by, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId });
+    },
   );
 }
 
-export function disableApp(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  appId: string,
-  alsoInTransaction?: InTransaction,
-): Promise<boolean> {
+/** The app's tokens stop on the next call; its consents stand (app.disable). */
+export function disableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
   const data = { status: 'disabled', disabledAt: new Date() } as const;
-  return changeAppStatus(prisma, directory, appId, ['active'], data, alsoInTransaction);
+  return changeAppStatus(prisma, directory, by, appId, ['active'], data, 'app.disable');
 }
 
 /** What an edit may change; an absent member stays as it is. */
@@ -145,13 +152,22 @@ export interface AppChanges {
   webhookUrl?: string | null;
 }
 
-/** What an edit did, for its audit record. */
+/** What an edit did. */
 export interface AppEdit {
-  before: App;
-  after: App;
+  app: AppWithSecrets;
   removedScopes: string[];
   /** The consents holding a removed user scope, ended with consent.revoked (reason scope_removed). */
   consentsEnded: number;
+}
+
+/** What an edit changed, for its audit record: each changed member, before and after. */
+function changedMembers(before: App, after: App) {
+  const members = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes', webhookUrl: 'webhook_url' } as const;
+  return Object.fromEntries(
+    Object.entries(members)
+      .filter(([key]) => JSON.stringify(before[key as keyof App]) !== JSON.stringify(after[key as keyof App]))
+      .map(([key, name]) => [name, { from: before[key as keyof App], to: after[key as keyof App] }]),
+  );
 }
 
 const isUserScope = (scope: string) => (userScopes as readonly string[]).includes(scope);
@@ -160,16 +176,16 @@ const isUserScope = (scope: string) => (userScopes as readonly string[]).include
  * Edits an active app under the creation rules. The directory is told, so a removed redirect URI
  * stops matching and a removed scope stops being granted on the next request in every process.
  * The consents holding a removed user scope end in the same transaction (their consent.revoked
- * events name players by `pairwiseSecret`). `alsoInTransaction` sees what the edit did (to audit).
+ * events name players by `pairwiseSecret`). Audited as app.edit with each changed member.
  */
 export function editApp(
   prisma: PrismaClient,
   directory: AppChangeNotice,
+  by: By,
   appId: string,
   changes: AppChanges & { reservedHosts?: readonly string[] },
   pairwiseSecret: string,
-  alsoInTransaction?: InTransaction<AppEdit>,
-): Promise<AppWithSecrets> {
+): Promise<AppEdit> {
   if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
   if (changes.scopes) checkScopes(changes.scopes);
   const { name, redirectUris, scopes, webhookUrl } = changes;
@@ -185,70 +201,75 @@ export function editApp(
     const consentsEnded = removedUserScopes.length
       ? await endConsents(tx, pairwiseSecret, { appId, scopes: removedUserScopes }, 'scope_removed')
       : 0;
-    await alsoInTransaction?.(tx, { before, after, removedScopes, consentsEnded });
-    return after;
+    const changed = changedMembers(before, after);
+    const details = { client_id: before.clientId, changed, consents_ended: consentsEnded };
+    await recordAudit(tx, by, 'app.edit', appTarget(appId), details);
+    return { app: after, removedScopes, consentsEnded };
   });
 }
 
-/** The reverse of disableApp: tokens of the app work again, those of its consents too. */
-export function enableApp(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  appId: string,
-  alsoInTransaction?: InTransaction,
-): Promise<boolean> {
+/** The reverse of disableApp: tokens of the app work again, those of its consents too (app.enable). */
+export function enableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
   const data = { status: 'active', disabledAt: null } as const;
-  return changeAppStatus(prisma, directory, appId, ['disabled'], data, alsoInTransaction);
+  return changeAppStatus(prisma, directory, by, appId, ['disabled'], data, 'app.enable');
 }
 
 /**
  * Deletes an active or disabled app for good: it stays in the table as `deleted` (its client id is
  * never handed out again) and nothing works for it any more. Its consents end in the same
- * transaction, with consent.revoked events (reason app_deleted) still delivered to its webhook URL.
+ * transaction, with consent.revoked events (reason app_deleted) still delivered to its webhook URL;
+ * audited as app.delete with how many consents ended.
  */
 export function deleteApp(
   prisma: PrismaClient,
   directory: AppChangeNotice,
+  by: By,
   appId: string,
   pairwiseSecret: string,
-  alsoInTransaction?: InTransaction<{ consentsEnded: number }>,
 ): Promise<boolean> {
   const data = { status: 'deleted', deletedAt: new Date() } as const;
-  return changeAppStatus(prisma, directory, appId, ['active', 'disabled'], data, async (tx) => {
+  const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, ['active', 'disabled'], data);
+  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
     const consentsEnded = await endConsents(tx, pairwiseSecret, { appId }, 'app_deleted');
-    await alsoInTransaction?.(tx, { consentsEnded });
+    const details = { client_id: clientId, consents_ended: consentsEnded };
+    await recordAudit(tx, by, 'app.delete', appTarget(appId), details);
   });
 }
 
-// Moves an app from one of `from` to the status `data` sets; false when it was in none of them.
+// Moves an app from one of `from` to the status `data` sets, audited as `action`; false when it
+// was in none of them.
 function changeAppStatus(
   prisma: PrismaClient,
   directory: AppChangeNotice,
+  by: By,
   appId: string,
   from: AppStatus[],
   data: Prisma.AppUpdateManyMutationInput,
-  alsoInTransaction?: InTransaction,
+  action: string,
 ): Promise<boolean> {
   const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, from, data);
-  return changedApps(prisma, directory, { id: appId }, change, alsoInTransaction);
+  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
+    await recordAudit(tx, by, action, appTarget(appId), { client_id: clientId });
+  });
 }
 
 /**
  * Tells every process's directory that these apps changed (one app, or an account's: the accounts
  * room's suspension). Bumped before the change as well: if the store is down the change does not
- * happen (fail closed), and a cache filled in between is made stale by the second bump. True when
- * the change changed something.
+ * happen (fail closed), and a cache filled in between is made stale by the second bump. `changed`
+ * (the change's audit record, the consents it ends) runs in the transaction only when the change
+ * changed something, with the client ids of the apps. True when the change changed something.
  */
 export function changedApps(
   prisma: PrismaClient,
   directory: AppChangeNotice,
   where: { id: string } | { accountId: string },
   change: (tx: Prisma.TransactionClient) => Promise<{ count: number }>,
-  alsoInTransaction?: InTransaction,
+  changed: (tx: Prisma.TransactionClient, clientIds: string[]) => Promise<void>,
 ): Promise<boolean> {
-  return withDirectoryBumps(prisma, directory, where, async (tx) => {
+  return withDirectoryBumps(prisma, directory, where, async (tx, clientIds) => {
     const { count } = await change(tx);
-    if (count > 0) await alsoInTransaction?.(tx);
+    if (count > 0) await changed(tx, clientIds);
     return count > 0;
   });
 }
@@ -259,12 +280,12 @@ async function withDirectoryBumps<T>(
   prisma: PrismaClient,
   directory: AppChangeNotice,
   where: { id: string } | { accountId: string },
-  work: (tx: Prisma.TransactionClient) => Promise<T>,
+  work: (tx: Prisma.TransactionClient, clientIds: string[]) => Promise<T>,
 ): Promise<T> {
   const clientIds = await clientIdsOf(prisma, where);
   const bump = () => Promise.all(clientIds.map((clientId) => directory.changed(clientId)));
   await bump();
-  const result = await prisma.$transaction(work);
+  const result = await prisma.$transaction((tx) => work(tx, clientIds));
   await bump();
   return result;
 }

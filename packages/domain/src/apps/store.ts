@@ -2,7 +2,7 @@
 // these write them. Two reads stay outside, on purpose, each one statement across areas: the app
 // directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts); the worker joins an app's webhook settings onto its
-// outbox events and deliveries (services/worker/src/outbox.ts, claims.ts).
+// outbox events and deliveries (the events room's store, packages/domain/src/events/store.ts).
 import type { App, AppStatus, ClientSecret, Prisma } from '@devplat/db';
 import type { Db } from '../db.ts';
 

@@ -3,9 +3,10 @@
 // user scope (the apps room). The event names the player by the app's pairwise subject, so whoever
 // ends a consent holds PAIRWISE_SECRET.
 import type { Prisma, PrismaClient, RevocationReason } from '@devplat/db';
+import { insertEvent } from '../events/store.ts';
 import { consentRevokedPayload } from './events.ts';
 import { pairwiseSubject } from './pairwise.ts';
-import { activeConsents, type ConsentSelection, insertConsentEvent, markEnded } from './store.ts';
+import { activeConsents, type ConsentSelection, markEnded } from './store.ts';
 
 /**
  * Ends every active consent the selection names, in the transaction of the change that ends them;
@@ -25,7 +26,7 @@ export async function endConsents(
     const { clientId } = consent.app;
     const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
     const payload = consentRevokedPayload({ clientId, sub, consent, revokedAt, reason });
-    await insertConsentEvent(tx, 'consent.revoked', consent.appId, payload);
+    await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
   }
   return ended;
 }

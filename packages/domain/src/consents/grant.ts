@@ -1,8 +1,9 @@
 import { consentTextVersion } from '@devplat/contract';
 import type { Consent, PrismaClient } from '@devplat/db';
+import { insertEvent } from '../events/store.ts';
 import { consentGrantedPayload } from './events.ts';
 import { pairwiseSubject } from './pairwise.ts';
-import { insertConsent, insertConsentEvent } from './store.ts';
+import { insertConsent } from './store.ts';
 
 export interface ConsentGrant {
   app: { id: string; clientId: string };
@@ -22,7 +23,7 @@ export function grantConsent(
     const consent = await insertConsent(tx, { appId: app.id, playerId, grantId, scopes, consentTextVersion });
     const sub = pairwiseSubject(pairwiseSecret, app.clientId, playerId);
     const payload = consentGrantedPayload({ clientId: app.clientId, sub, consent });
-    await insertConsentEvent(tx, 'consent.granted', app.id, payload);
+    await insertEvent(tx, { type: 'consent.granted', appId: app.id, payload });
     return consent;
   });
 }

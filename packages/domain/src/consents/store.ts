@@ -46,15 +46,6 @@ export async function markEnded(
   return count > 0;
 }
 
-export async function insertConsentEvent(
-  tx: Prisma.TransactionClient,
-  type: 'consent.granted' | 'consent.revoked',
-  appId: string,
-  payload: Prisma.InputJsonObject,
-): Promise<void> {
-  await tx.outboxEvent.create({ data: { type, appId, payload } });
-}
-
 /** The id of the active consent behind a grant; null when it has ended. */
 export async function activeConsentIdOfGrant(db: Db, grantId: string): Promise<string | null> {
   const consent = await db.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });

@@ -1,16 +1,9 @@
 // What can be done to a sandbox player, each change audited in its own transaction. Nothing caches
 // a player's status: the api's liveness statement and the player client's session check read it on
 // every request, so a change takes effect on the very next call with no invalidation.
-import {
-  type Actor,
-  audit,
-  type Operator,
-  type PlayerStatus,
-  type Prisma,
-  type PrismaClient,
-  type SandboxPlayer,
-} from '@devplat/db';
+import type { PlayerStatus, Prisma, PrismaClient, SandboxPlayer } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
+import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
 import { Refusal } from '../refusal.ts';
 import { changeStatus, insertPlayer, isUsernameTaken, playerById } from './store.ts';
 
@@ -28,7 +21,7 @@ export async function createPlayer(prisma: PrismaClient, by: Actor, player: NewP
   try {
     return await prisma.$transaction(async (tx) => {
       const inserted = await insertPlayer(tx, { ...row, passwordHash });
-      await audit(tx, by, 'player.create', { type: 'sandbox_player', id: inserted.id });
+      await recordAudit(tx, by, 'player.create', { type: 'sandbox_player', id: inserted.id });
       return inserted;
     });
   } catch (error) {
@@ -56,7 +49,7 @@ const toStatus =
   (prisma, by, { id, username }, details = {}) =>
     prisma.$transaction(async (tx) => {
       const changed = await changeStatus(tx, id, status);
-      if (changed) await audit(tx, by, action, { type: 'sandbox_player', id }, { username, ...details });
+      if (changed) await recordAudit(tx, by, action, { type: 'sandbox_player', id }, { username, ...details });
       return { player: await playerById(tx, id), changed };
     });
 

@@ -2,6 +2,7 @@
 import type { Config } from '@devplat/config';
 import { apiVersion, limits } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
+import { countriesWithReviewedCities } from '@devplat/domain/registry';
 import { ProblemError } from '@devplat/http';
 import type { Middleware } from 'koa';
 import { capabilities, type Integrations } from '../capabilities.ts';
@@ -20,17 +21,7 @@ export function getCapabilities(config: Config, integrations: Integrations): Mid
 /** Countries with at least one listed (reviewed) city, from the reviewed registry. */
 export function getRegions(prisma: PrismaClient): Middleware {
   return async (ctx) => {
-    const countries = await prisma.country.findMany({
-      where: { cities: { some: { reviewed: true } } },
-      orderBy: { code: 'asc' },
-      take: limits.maxDataItems + 1,
-      select: {
-        code: true,
-        name: true,
-        region: true,
-        cities: { where: { reviewed: true }, orderBy: { id: 'asc' }, select: { id: true, availability: true } },
-      },
-    });
+    const countries = await countriesWithReviewedCities(prisma, limits.maxDataItems + 1);
     // No pagination exists: a result that does not fit is refused, never cut short.
     if (countries.length > limits.maxDataItems) {
       throw new ProblemError('RESULT_TOO_LARGE', `More than ${limits.maxDataItems} countries have listed cities.`);

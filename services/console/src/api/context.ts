@@ -1,7 +1,7 @@
 // What every console API route shares: the router it registers on, the domain it calls, the
 // sign-in guard (bearer tokens only), and the few helpers that turn a request into the domain's
 // arguments and an answer.
-import type { Actor } from '@devplat/db';
+import type { Actor } from '@devplat/domain/audit';
 import { type Logger, type OperationHandlers, ProblemError } from '@devplat/http';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';

@@ -5,7 +5,7 @@
 import type { AppDirectory } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
 import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
-import { type Actor, type App, audit, isUuid, type PrismaClient } from '@devplat/db';
+import { type App, isUuid, type PrismaClient } from '@devplat/db';
 import {
   type AppChanges,
   type AppWithSecrets,
@@ -20,18 +20,18 @@ import {
   findAppWithSecrets,
   revokeSecret,
 } from '@devplat/domain/apps';
+import type { Actor } from '@devplat/domain/audit';
 import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
-import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
-import type { KeyValueStore } from '@devplat/kv';
 import {
-  type EventFeed,
-  eventFeed,
-  isLocalWebhookUrl,
+  deliveriesPerDay,
+  eventTimeOfApp,
   listDeliveries,
   replayDelivery,
   sendTestWebhook,
-  webhookUrlProblem,
-} from '@devplat/webhooks';
+} from '@devplat/domain/events';
+import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
+import type { KeyValueStore } from '@devplat/kv';
+import { type EventFeed, eventFeed, isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
@@ -72,16 +72,6 @@ export interface AppRules {
   reservedHosts: readonly string[];
   /** For the consent.revoked events of an app deleted or losing a user scope. */
   pairwiseSecret: string;
-}
-
-/** What an edit changed, for its audit record: each changed member, before and after. */
-function changedMembers(before: App, after: App) {
-  const members = { name: 'name', redirectUris: 'redirect_uris', scopes: 'scopes', webhookUrl: 'webhook_url' } as const;
-  return Object.fromEntries(
-    Object.entries(members)
-      .filter(([key]) => JSON.stringify(before[key as keyof App]) !== JSON.stringify(after[key as keyof App]))
-      .map(([key, name]) => [name, { from: before[key as keyof App], to: after[key as keyof App] }]),
-  );
 }
 
 /** What to do instead, in the refusal of a URL on the developer's own machine. */
@@ -133,11 +123,14 @@ export function developerApps(
       const scopes = stringList(body.scopes, 'scopes');
       const webhookUrl = checkedWebhookUrl(body.webhook_url);
       // The apps room checks the redirect URIs (rule 8) and the scopes (the catalogue).
-      return createApp(
-        prisma,
-        { accountId: actor.accountId, name, redirectUris, scopes, webhookUrl, reservedHosts },
-        (tx, app) => audit(tx, actor, 'app.create', { type: 'app', id: app.id }, { client_id: app.clientId }),
-      );
+      return createApp(prisma, actor, {
+        accountId: actor.accountId,
+        name,
+        redirectUris,
+        scopes,
+        webhookUrl,
+        reservedHosts,
+      });
     },
 
     /**
@@ -164,45 +157,25 @@ export function developerApps(
         ...('webhook_url' in body && { webhookUrl: checkedWebhookUrl(body.webhook_url) }),
       };
       const app = await find(actor.accountId, clientId);
-      let removedScopes: string[] = [];
-      const edited = await editApp(
-        prisma,
-        directory,
-        app.id,
-        { ...changes, reservedHosts },
-        pairwiseSecret,
-        async (tx, edit) => {
-          removedScopes = edit.removedScopes;
-          const changed = changedMembers(edit.before, edit.after);
-          const details = { client_id: clientId, changed, consents_ended: edit.consentsEnded };
-          await audit(tx, actor, 'app.edit', { type: 'app', id: app.id }, details);
-        },
-      );
-      return { app: edited, removedScopes };
+      return editApp(prisma, directory, actor, app.id, { ...changes, reservedHosts }, pairwiseSecret);
     },
 
     async rotateSecret(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
-      return addSecret(prisma, directory, app.id, (tx, secret) =>
-        audit(tx, actor, 'secret.create', { type: 'client_secret', id: secret.id }, { client_id: clientId }),
-      );
+      return addSecret(prisma, directory, actor, app.id);
     },
 
     async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
       const app = await find(actor.accountId, clientId);
       const secret = isUuid(secretId) ? app.secrets.find((candidate) => candidate.id === secretId) : undefined;
       if (!secret) notFound('SECRET_NOT_FOUND', `The secret ${secretId}`);
-      await revokeSecret(prisma, directory, app.id, secretId, (tx) =>
-        audit(tx, actor, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId }),
-      );
+      await revokeSecret(prisma, directory, actor, app.id, secretId);
     },
 
     /** Tokens of the app work again, those of its consents too (disabling ended none). */
     async enable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
       const app = await find(actor.accountId, clientId);
-      await enableApp(prisma, directory, app.id, (tx) =>
-        audit(tx, actor, 'app.enable', { type: 'app', id: app.id }, { client_id: clientId }),
-      );
+      await enableApp(prisma, directory, actor, app.id);
       return find(actor.accountId, clientId);
     },
 
@@ -213,42 +186,20 @@ export function developerApps(
      */
     async delete(actor: Actor, clientId: string): Promise<AppWithSecrets> {
       const app = await find(actor.accountId, clientId);
-      await deleteApp(prisma, directory, app.id, pairwiseSecret, (tx, { consentsEnded }) =>
-        audit(
-          tx,
-          actor,
-          'app.delete',
-          { type: 'app', id: app.id },
-          { client_id: clientId, consents_ended: consentsEnded },
-        ),
-      );
+      await deleteApp(prisma, directory, actor, app.id, pairwiseSecret);
       return findAppWithSecrets(prisma, app.id);
     },
 
     async disable(actor: Actor, clientId: string): Promise<AppWithSecrets> {
       const app = await find(actor.accountId, clientId);
-      await disableApp(prisma, directory, app.id, (tx) =>
-        audit(tx, actor, 'app.disable', { type: 'app', id: app.id }, { client_id: clientId }),
-      );
+      await disableApp(prisma, directory, actor, app.id);
       return find(actor.accountId, clientId);
     },
 
     async sendTestWebhook(actor: Actor, clientId: string) {
       const app = await active(actor.accountId, clientId);
       const listening = (await store.getMany([listenerKey(app.id)]))[0] !== null;
-      return sendTestWebhook(
-        prisma,
-        app.id,
-        (tx, sent) =>
-          audit(
-            tx,
-            actor,
-            'webhook.test',
-            { type: 'outbox_event', id: sent.eventId },
-            { client_id: clientId, delivery_id: sent.deliveryId },
-          ),
-        { listening },
-      );
+      return sendTestWebhook(prisma, actor, app.id, { listening });
     },
 
     /** A devplat listen stream is open for the app (any console process): said for a while. */
@@ -274,9 +225,7 @@ export function developerApps(
       };
       const [consents, deliveries] = await Promise.all([
         consentActivity(prisma, app.id, since),
-        prisma.$queryRaw<{ day: string; what: string; n: number }[]>`
-          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status::text AS what, count(*)::int AS n
-            FROM webhook_deliveries WHERE app_id = ${app.id}::uuid AND created_at >= ${since} GROUP BY 1, 2`,
+        deliveriesPerDay(prisma, app.id, since),
       ]);
       return { consents: perDay(consents), deliveries: perDay(deliveries) };
     },
@@ -288,9 +237,7 @@ export function developerApps(
     async eventFeed(app: App, lastEventId: string): Promise<EventFeed> {
       const signingSecret = app.webhookSigningSecret;
       if (!signingSecret) refuseAs('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
-      const resumeAfter = isUuid(lastEventId)
-        ? await prisma.outboxEvent.findFirst({ where: { id: lastEventId, appId: app.id }, select: { createdAt: true } })
-        : null;
+      const resumeAfter = isUuid(lastEventId) ? await eventTimeOfApp(prisma, app.id, lastEventId) : null;
       return eventFeed(prisma, { id: app.id, webhookSigningSecret: signingSecret }, resumeAfter);
     },
 

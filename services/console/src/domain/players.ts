@@ -1,7 +1,8 @@
 // Synthetic sandbox players a developer creates to sign in on the player client. They are never
 // real players: no balance, no location, only a username, a password and an optional name.
 import type { PlayerView } from '@devplat/contract';
-import { type Actor, isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import type { Actor } from '@devplat/domain/audit';
 import {
   createPlayer,
   disablePlayer,

@@ -1,7 +1,7 @@
 // What every console web page shares: the route it registers with (and the signed-in variant),
 // the domain it calls, the cookie session and CSRF checks, and the helpers that turn a request into
 // the domain's arguments and a page.
-import type { Actor } from '@devplat/db';
+import type { Actor } from '@devplat/domain/audit';
 import { Refusal } from '@devplat/domain/refusal';
 import {
   cookie,

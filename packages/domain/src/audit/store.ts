@@ -1,6 +1,7 @@
-// Who did what, when. An audit record is written in the transaction of the change it records, so
-// there is never a change without its record, nor a record of a change that did not happen.
-import type { Prisma } from './generated/client.ts';
+// The only module that writes audit_records: who did what, when. An audit record is written in the
+// transaction of the change it records (each room's operation calls recordAudit), so there is never
+// a change without its record, nor a record of a change that did not happen.
+import type { Prisma } from '@devplat/db';
 
 /** Who acts: a developer account, and the request it acted through. */
 export interface Actor {
@@ -13,10 +14,7 @@ export interface Operator {
   operator: string;
 }
 
-/** Work to do inside a change's transaction, with what the change made: its audit record, say. */
-export type InTransaction<Made = void> = (tx: Prisma.TransactionClient, made: Made) => Promise<unknown>;
-
-export async function audit(
+export async function recordAudit(
   tx: Prisma.TransactionClient,
   actor: Actor | Operator,
   action: string,

@@ -1,7 +1,8 @@
-// pnpm db:seed: loads the sample reviewed city registry into DATABASE_URL (or the embedded PGlite).
+// npm run db:seed: loads the sample reviewed city registry into DATABASE_URL (or the embedded PGlite).
 import { join } from 'node:path';
 import { loadConfigOrExit, loadStoreSettings } from '@devplat/config';
-import { openDatabase, seedRegistry } from '../src/index.ts';
+import { openDatabase } from '@devplat/db';
+import { seedRegistry } from '../src/registry/index.ts';
 
 // The store settings alone, as db:migrate reads them: a seed needs no secret.
 const config = loadConfigOrExit(process.env, loadStoreSettings);

@@ -5,7 +5,7 @@ import { idFormats } from '@devplat/contract';
 import { Refusal } from '@devplat/domain/refusal';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
-import { listDeliveries, replayDelivery, sendTestWebhook } from '../src/index.ts';
+import { listDeliveries, replayDelivery, sendTestWebhook } from '../src/events/index.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -45,7 +45,7 @@ async function deliveryFor(appId: string, status: 'pending' | 'succeeded' | 'fai
 describe('test webhooks', () => {
   test('queue a consent.granted for a synthetic player, marked as a test', async () => {
     const { app, clientId } = await appWithWebhook();
-    const { deliveryId } = await sendTestWebhook(database.prisma, app.id);
+    const { deliveryId } = await sendTestWebhook(database.prisma, { accountId: app.accountId }, app.id);
     const delivery = await database.prisma.webhookDelivery.findUniqueOrThrow({
       where: { id: deliveryId as string },
       include: { event: true },
@@ -62,7 +62,7 @@ describe('test webhooks', () => {
     assert.ok(Array.isArray(data.scopes) && data.scopes.length > 0);
     assert.equal(await database.prisma.consent.count({ where: { id: data.consent_id as string } }), 0);
     // Every test event invents a new player.
-    const second = await sendTestWebhook(database.prisma, app.id);
+    const second = await sendTestWebhook(database.prisma, { accountId: app.accountId }, app.id);
     const secondEvent = await database.prisma.webhookDelivery.findUniqueOrThrow({
       where: { id: second.deliveryId as string },
       include: { event: true },
@@ -72,7 +72,7 @@ describe('test webhooks', () => {
 
   test('need a webhook URL', async () => {
     const { app } = await appWithWebhook(null);
-    await assert.rejects(sendTestWebhook(database.prisma, app.id), (error) => {
+    await assert.rejects(sendTestWebhook(database.prisma, { accountId: app.accountId }, app.id), (error) => {
       assert.ok(error instanceof Refusal);
       assert.equal(error.code, 'NO_WEBHOOK_URL');
       assert.match(error.message, /no webhook URL/);
@@ -83,7 +83,7 @@ describe('test webhooks', () => {
 
   test('without a webhook URL, only for devplat listen: the event is written, no delivery made', async () => {
     const { app } = await appWithWebhook(null);
-    const sent = await sendTestWebhook(database.prisma, app.id, undefined, { listening: true });
+    const sent = await sendTestWebhook(database.prisma, { accountId: app.accountId }, app.id, { listening: true });
     assert.equal(sent.deliveryId, null);
     const event = await database.prisma.outboxEvent.findUniqueOrThrow({ where: { id: sent.eventId } });
     assert.equal(event.type, 'consent.granted');
