@@ -14,29 +14,34 @@ function statusFilter(ctx: Context): string | undefined {
   return status;
 }
 
-export function webhookRoutes({ domain: { apps }, logger, signedIn }: ApiRoutes): void {
+export function webhookRoutes({ domain: { webhooks }, logger, signedIn }: ApiRoutes): void {
   signedIn('/apps/:clientId/webhooks/test', {
     POST: async (ctx) => {
       await readJson(ctx);
-      const { deliveryId, eventId } = await apps.sendTestWebhook(actor(ctx), ctx.params.clientId);
+      const { deliveryId, eventId } = await webhooks.sendTest(actor(ctx), ctx.params.clientId);
       answer(ctx, 202, { delivery_id: deliveryId, event_id: eventId });
     },
   });
   signedIn('/apps/:clientId/events', {
     GET: async (ctx) => {
-      const app = await apps.find(who(ctx).account.id, ctx.params.clientId);
-      const feed = await apps.eventFeed(app, ctx.get('Last-Event-ID'));
-      streamEvents(ctx, feed, { logger, listening: (forSeconds) => apps.listening(app, forSeconds) });
+      const { feed, listening } = await webhooks.listen(
+        who(ctx).account.id,
+        ctx.params.clientId,
+        ctx.get('Last-Event-ID'),
+      );
+      streamEvents(ctx, feed, { logger, listening });
     },
   });
   signedIn('/apps/:clientId/deliveries', {
     GET: async (ctx) =>
-      answer(ctx, 200, { data: await apps.deliveries(who(ctx).account.id, ctx.params.clientId, statusFilter(ctx)) }),
+      answer(ctx, 200, {
+        data: await webhooks.deliveries(who(ctx).account.id, ctx.params.clientId, statusFilter(ctx)),
+      }),
   });
   signedIn('/deliveries/:deliveryId/replay', {
     POST: async (ctx) => {
       await readJson(ctx);
-      const { deliveryId } = await apps.replay(actor(ctx), ctx.params.deliveryId);
+      const { deliveryId } = await webhooks.replay(actor(ctx), ctx.params.deliveryId);
       answer(ctx, 202, { delivery_id: deliveryId });
     },
   });

@@ -1,11 +1,11 @@
 // A developer's sandbox apps: creation, editing, the secret shown once, rotation, revocation,
-// disabling, enabling, deletion, and the webhook tools. A deleted app is gone from every list and
+// disabling, enabling, deletion (the webhook tools over them are webhooks.ts). A deleted app is gone from every list and
 // answers as one that does not exist. Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
 import type { AppDirectory } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
-import type { AppView, DeliveryStatus, DeliveryView } from '@devplat/contract';
-import { type App, isUuid, type PrismaClient } from '@devplat/db';
+import type { AppView, DeliveryView } from '@devplat/contract';
+import { isUuid, type PrismaClient } from '@devplat/db';
 import {
   type AppChanges,
   type AppWithSecrets,
@@ -22,16 +22,9 @@ import {
 } from '@devplat/domain/apps';
 import type { Actor } from '@devplat/domain/audit';
 import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
-import {
-  deliveriesPerDay,
-  eventTimeOfApp,
-  listDeliveries,
-  replayDelivery,
-  sendTestWebhook,
-} from '@devplat/domain/events';
+import { deliveriesPerDay, listDeliveries } from '@devplat/domain/events';
 import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
-import type { KeyValueStore } from '@devplat/kv';
-import { type EventFeed, eventFeed, isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
+import { isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
@@ -66,6 +59,18 @@ export interface AppActivity {
   deliveries: Record<string, Record<string, number>>;
 }
 
+export interface AppOverview {
+  app: AppWithSecrets;
+  failedDeliveries: DeliveryView[];
+  activity: AppActivity;
+}
+
+function perDay(rows: { day: string; what: string; n: number }[]): Record<string, Record<string, number>> {
+  const counts: Record<string, Record<string, number>> = {};
+  for (const row of rows) counts[row.what] = { ...counts[row.what], [row.day]: row.n };
+  return counts;
+}
+
 export interface AppRules {
   webhooks: WebhookSettings;
   /** The platform's cookie hosts: no redirect URI may point at them. */
@@ -78,12 +83,8 @@ export interface AppRules {
 const listenHint = (url: string) =>
   ` (to receive events on your own machine, run: devplat listen <client_id> --forward-to ${url})`;
 
-/** Set while a devplat listen stream of the app is open, on any console process. */
-const listenerKey = (appId: string) => `console:listening:${appId}`;
-
 export function developerApps(
   prisma: PrismaClient,
-  store: KeyValueStore,
   directory: AppDirectory,
   { webhooks, reservedHosts, pairwiseSecret }: AppRules,
 ) {
@@ -113,6 +114,9 @@ export function developerApps(
 
   return {
     find,
+
+    /** The developer's app, if it is active (APP_DISABLED otherwise). */
+    active,
 
     list: (accountId: string) => appsOfAccount(prisma, accountId),
 
@@ -196,61 +200,25 @@ export function developerApps(
       return find(actor.accountId, clientId);
     },
 
-    async sendTestWebhook(actor: Actor, clientId: string) {
-      const app = await active(actor.accountId, clientId);
-      const listening = (await store.getMany([listenerKey(app.id)]))[0] !== null;
-      return sendTestWebhook(prisma, actor, app.id, { listening });
-    },
-
-    /** A devplat listen stream is open for the app (any console process): said for a while. */
-    listening: (app: App, forSeconds: number) => store.put(listenerKey(app.id), '1', forSeconds),
-
-    async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {
-      if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
-        refuse('status must be one of pending, succeeded, failed.');
-      }
-      const app = await find(accountId, clientId);
-      return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
-    },
-
     /**
-     * What happened to an app already found, per UTC day since `since`: consents granted, withdrawn
-     * by their player, and ended otherwise; webhook deliveries by status. Read for its page only.
+     * What the app's page shows besides the app: its failed deliveries, and what happened per UTC
+     * day since `since` (consents granted, withdrawn by their player, ended otherwise; webhook
+     * deliveries by status).
      */
-    async activity(app: App, since: Date): Promise<AppActivity> {
-      const perDay = (rows: { day: string; what: string; n: number }[]) => {
-        const counts: Record<string, Record<string, number>> = {};
-        for (const row of rows) counts[row.what] = { ...counts[row.what], [row.day]: row.n };
-        return counts;
-      };
-      const [consents, deliveries] = await Promise.all([
+    async overview(accountId: string, clientId: string, since: Date): Promise<AppOverview> {
+      const app = await find(accountId, clientId);
+      const [failedDeliveries, consents, deliveries] = await Promise.all([
+        listDeliveries(prisma, app.id, 'failed'),
         consentActivity(prisma, app.id, since),
         deliveriesPerDay(prisma, app.id, since),
       ]);
-      return { consents: perDay(consents), deliveries: perDay(deliveries) };
+      return { app, failedDeliveries, activity: { consents: perDay(consents), deliveries: perDay(deliveries) } };
     },
 
-    /**
-     * devplat listen's feed of an app already found: from now, or after the event `lastEventId`
-     * names (Last-Event-ID of a reconnection) when it is one of this app's.
-     */
-    async eventFeed(app: App, lastEventId: string): Promise<EventFeed> {
-      const signingSecret = app.webhookSigningSecret;
-      if (!signingSecret) refuseAs('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
-      const resumeAfter = isUuid(lastEventId) ? await eventTimeOfApp(prisma, app.id, lastEventId) : null;
-      return eventFeed(prisma, { id: app.id, webhookSigningSecret: signingSecret }, resumeAfter);
-    },
-
-    /** How many players have an active consent for an app already found (its delete page says). */
-    activeConsentCount: (app: App) => activeConsentCount(prisma, app.id),
-
-    /** The failed deliveries of an app already found (its page lists them). */
-    failedDeliveries: (app: App) => listDeliveries(prisma, app.id, 'failed'),
-
-    async replay(actor: Actor, deliveryId: string) {
-      if (!isUuid(deliveryId)) notFound('DELIVERY_NOT_FOUND', `The delivery ${deliveryId}`);
-      const replayed = await replayDelivery(prisma, deliveryId, actor);
-      return replayed ?? notFound('DELIVERY_NOT_FOUND', `The delivery ${deliveryId}`);
+    /** The app, and how many players have an active consent for it (its delete page says). */
+    async withConsentCount(accountId: string, clientId: string) {
+      const app = await find(accountId, clientId);
+      return { app, activeConsents: await activeConsentCount(prisma, app.id) };
     },
   };
 }

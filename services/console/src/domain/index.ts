@@ -10,16 +10,19 @@ import { developerAccounts } from './accounts.ts';
 import { developerApps } from './apps.ts';
 import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
+import { developerWebhooks } from './webhooks.ts';
 
 export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore, pairwiseSecret: string) {
+  const apps = developerApps(prisma, appDirectory(prisma, store), {
+    webhooks: config.webhooks,
+    reservedHosts: cookieHosts(config),
+    pairwiseSecret,
+  });
   return {
     sessions: consoleSessions(store),
     accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
-    apps: developerApps(prisma, store, appDirectory(prisma, store), {
-      webhooks: config.webhooks,
-      reservedHosts: cookieHosts(config),
-      pairwiseSecret,
-    }),
+    apps,
+    webhooks: developerWebhooks(prisma, store, apps),
     players: sandboxPlayers(prisma, signInThrottle(store, 'player-create', config.signIn)),
   };
 }

@@ -25,14 +25,15 @@ export async function showApp(
   ctx: Context,
   extra: { notice?: string; newSecret?: string } = {},
 ): Promise<void> {
-  const app = await apps.find(who(ctx).account.id, ctx.params.clientId as string);
   const days = lastDays(new Date());
-  const [deliveries, activity] = await Promise.all([
-    apps.failedDeliveries(app),
-    apps.activity(app, new Date(`${days[0]}T00:00:00Z`)),
-  ]);
+  const since = new Date(`${days[0]}T00:00:00Z`);
+  const { app, failedDeliveries, activity } = await apps.overview(
+    who(ctx).account.id,
+    ctx.params.clientId as string,
+    since,
+  );
   const view = frame(who(ctx), app.name, { notice: extra.notice ?? (await takeNotice(ctx)) });
-  const extras = { deliveries, newSecret: extra.newSecret, activity: { days, ...activity } };
+  const extras = { deliveries: failedDeliveries, newSecret: extra.newSecret, activity: { days, ...activity } };
   sendPage(ctx, 200, appPage(view, who(ctx).session.csrf, appView(app), extras));
 }
 
@@ -102,10 +103,9 @@ function editPage({ signedInRoute, domain: { apps }, done }: WebRoutes): void {
 function deletePage({ signedInRoute, domain: { apps }, done }: WebRoutes): void {
   signedInRoute('/apps/:clientId/delete', {
     GET: async (ctx) => {
-      const found = await apps.find(who(ctx).account.id, ctx.params.clientId as string);
-      const consents = await apps.activeConsentCount(found);
-      const view = frame(who(ctx), `Delete ${found.name}`);
-      sendPage(ctx, 200, deleteAppPage(view, who(ctx).session.csrf, appView(found), consents));
+      const { app, activeConsents } = await apps.withConsentCount(who(ctx).account.id, ctx.params.clientId as string);
+      const view = frame(who(ctx), `Delete ${app.name}`);
+      sendPage(ctx, 200, deleteAppPage(view, who(ctx).session.csrf, appView(app), activeConsents));
     },
     POST: async (ctx) => {
       const app = await apps.delete(actor(ctx), ctx.params.clientId as string);
