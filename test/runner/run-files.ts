@@ -10,9 +10,9 @@ export const repoRoot = new URL('../..', import.meta.url).pathname;
 /**
  * The areas of test/, each a folder of test files: the contract's operations and refusals, the
  * player client, the developer console, webhooks, operating the platform, and the infrastructure
- * (the image, the Kubernetes manifests, the topology). test/support is their shared code.
+ * (the image, the Kubernetes manifests, the topology), and the docs. test/support is their shared code.
  */
-export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'infra'];
+export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'infra', 'docs'];
 
 /** Every test file of the project, and nothing else (the fixtures here end in .fixture.ts). */
 export const defaultPatterns = [

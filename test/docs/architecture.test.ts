@@ -1,0 +1,56 @@
+// docs/architecture.md is where a reader looks for the file of a rule: every file it names must
+// exist, and every table of the schema must have its owning room in the Domain rooms table.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+const root = join(import.meta.dirname, '../..');
+const architecture = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+
+const skipped = new Set(['node_modules', '.git', '.toolchain', '.data', '.run', 'generated']);
+function repoFiles(directory = '', files: string[] = []): string[] {
+  for (const entry of readdirSync(join(root, directory), { withFileTypes: true })) {
+    if (skipped.has(entry.name)) continue;
+    const path = directory ? `${directory}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) repoFiles(path, files);
+    else files.push(path);
+  }
+  return files;
+}
+
+/**
+ * Every `quoted` word that names a source file: a path from the root, or the end of one (a bare
+ * file name, or a path inside the service or package the sentence is about).
+ */
+const namedFiles = () =>
+  [...architecture.matchAll(/`([\w./@-]+\.(?:ts|mjs|json|yaml|prisma|sh|conf\.template))`/g)].map(
+    (match) => match[1] as string,
+  );
+
+describe('docs/architecture.md', () => {
+  test('every file it names exists', () => {
+    const files = repoFiles();
+    const missing = namedFiles().filter(
+      (file) => !existsSync(join(root, file)) && !files.some((path) => path.endsWith(`/${file}`)),
+    );
+    assert.deepEqual([...new Set(missing)], []);
+  });
+
+  test('every table of the schema has its room in the Domain rooms table', () => {
+    const schema = readFileSync(join(root, 'prisma/schema.prisma'), 'utf8');
+    const tables = [...schema.matchAll(/@@map\("(\w+)"\)/g)].map((match) => match[1] as string);
+    const section = architecture.slice(architecture.indexOf('## Domain rooms'), architecture.indexOf('### Refusals'));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    const owners = tables.map((table) => [
+      table,
+      rows.filter((row) => row.split('|')[2]?.includes(`\`${table}\``)).length,
+    ]);
+    assert.ok(tables.length >= 11, `${tables.length} tables found in the schema`);
+    assert.deepEqual(
+      owners.filter(([, count]) => count !== 1),
+      [],
+      'each table is listed in exactly one room',
+    );
+  });
+});
