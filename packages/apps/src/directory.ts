@@ -1,5 +1,5 @@
 // The token endpoint asks for an app on every request. Asking PostgreSQL each time costs more
-// than issuing the token (measured: see README), so lookups are kept in this process, tagged with
+// than issuing the token (measured: docs/benchmarks.md), so lookups are kept in this process, tagged with
 // the app's version counter in the shared store. Every change to an app, its secrets or its
 // account bumps the counter after it commits; every lookup reads the counter first and reloads
 // on any difference. A revocation therefore takes effect on the next request in every process,

@@ -50,7 +50,7 @@ export type PlatformStatusValue =
   | 'UNKNOWN';
 
 /**
- * Keys of the Capabilities map. The contract leaves them to us; README documents each.
+ * Keys of the Capabilities map. The contract leaves them to us; docs/public-api.md documents each.
  * `always false` keys name what the contract says does not exist or is closed.
  */
 export const capabilityKeys = [

@@ -23,7 +23,7 @@ export interface Database {
   prisma: PrismaClient;
   /**
    * Plain SQL straight to the driver (node-postgres or PGlite). Prisma owns the schema and every
-   * other query; a per-request check takes a fifth of the CPU this way (measured, see README).
+   * other query; a per-request check takes a fifth of the CPU this way (measured, docs/benchmarks.md).
    */
   query: Query;
   /** The adapter the client runs on; the migration engine uses it too. */
@@ -112,7 +112,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       ...bounded(timeoutMs),
       // The hot statements take arrays (a batch of tokens) and their plans do not depend on the
       // values, yet PostgreSQL priced the generic plan above a custom one and planned every call
-      // anew: 0.9 ms of planning against 0.2 ms of execution (measured, see README → Benchmarks).
+      // anew: 0.9 ms of planning against 0.2 ms of execution (measured, docs/benchmarks.md).
       options: '-c plan_cache_mode=force_generic_plan',
     });
     pool.on('error', () => {}); // a dropped idle connection fails the next query, not the process

@@ -14,7 +14,7 @@ const payloadTooLarge = (limit: number) =>
 /**
  * An answer whose bytes are ready. The envelope writes it with all of its headers in one
  * `writeHead`, past Koa's response: setting headers one by one (ctx.set, ctx.type, ctx.body) cost
- * the hot routes about a tenth of their throughput (measured, see README → Benchmarks).
+ * the hot routes about a tenth of their throughput (measured, docs/benchmarks.md).
  */
 export interface ReadyAnswer {
   status: number;

@@ -1,4 +1,4 @@
-// Every metric family a process exports, in one place (README → Operating lists them). Labels are
+// Every metric family a process exports, in one place (docs/operating.md lists them). Labels are
 // bounded: a route template, a method, a status, a grant type, an OAuth error code, an outcome;
 // never a client id, token, user or a path parameter's value.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';

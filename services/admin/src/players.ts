@@ -1,6 +1,6 @@
 // admin disable-player / enable-player: a sandbox player is refused, or admitted again. Nothing
 // caches a player's status: the api's per-call liveness statement (services/api/src/liveness.ts)
-// and the player client's session check (services/auth/src/player/app.ts) read it from
+// and the player client's session check (services/auth/src/player/client.ts) read it from
 // PostgreSQL on every request, so the change takes effect on the very next call with no
 // invalidation. The audit record commits with the change, only when something changed.
 import type { PlayerStatus } from '@devplat/db';

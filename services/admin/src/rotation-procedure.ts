@@ -1,5 +1,5 @@
 // admin rotation-procedure: the signing-key rotation, step by step, with the waits this build's
-// settings call for (README → Operating walks the same steps; test/operating/operable.test.ts walks
+// settings call for (docs/operating.md walks the same steps; test/operating/operable.test.ts walks
 // them across two auth processes and an api).
 import { limits } from '@devplat/contract';
 import type { Command } from './command.ts';

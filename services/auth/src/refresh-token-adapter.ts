@@ -3,7 +3,7 @@
 // (<grant id>.<rotation>.<random>), so a rotated token presented again is still recognised as an
 // earlier token of a live family, answered as consumed, and the provider revokes the family, without
 // the store keeping any rotated token. Before, every rotation left its token (about 0.6 KB) and a
-// consumed marker for 30 days (measured: README → OAuth 2.0, Storage).
+// consumed marker for 30 days (measured: docs/oauth.md, Storage).
 import { randomBytes } from 'node:crypto';
 import type { KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';

@@ -1,6 +1,6 @@
 // The `data` of the consent events, built here only: the consents room writes them with each consent
-// change, the console's test event (packages/webhooks) imitates consent.granted. README (Consent
-// webhooks) documents the members; receivers depend on them, so they change only with the contract.
+// change, the console's test event (the events room) imitates consent.granted. docs/webhooks.md
+// documents the members; receivers depend on them, so they change only with the contract.
 import type { Consent, RevocationReason } from '@devplat/db';
 
 // Type aliases, not interfaces: Prisma takes only those as JSON values.

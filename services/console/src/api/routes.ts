@@ -1,4 +1,4 @@
-// The console JSON API at {console_url}/api (its endpoints are listed in README → Developer console),
+// The console JSON API at {console_url}/api (its endpoints are listed in docs/console.md),
 // for the devplat CLI and scripts. API clients authenticate with the bearer token POST /api/sessions
 // returns; no cookie is read here, so no request can ride on a browser's ambient credentials (the web
 // UI has its own routes). Each resource's routes live in their own module; this file composes them.

@@ -1,0 +1,65 @@
+// What every route of the player client shares: its dependencies, the player sessions, the
+// signed-in player's lookup and the paths the routes send each other to.
+import type { Config } from '@devplat/config';
+import type { PrismaClient, SandboxPlayer } from '@devplat/db';
+import { findPlayer } from '@devplat/domain/players';
+import type { CurrentSession, Logger } from '@devplat/http';
+import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import { type PlayerSessions, playerSessions } from './session.ts';
+
+export interface PlayerClientDependencies {
+  config: Config;
+  pairwiseSecret: string;
+  cookieKeys: string[];
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  provider: Provider;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+/** A current session whose player is still active. */
+export type SignedInPlayer = CurrentSession<{ playerId: string }> & { player: SandboxPlayer };
+
+export interface PlayerClient extends PlayerClientDependencies {
+  /** Served over https: Secure cookies with the __Host- prefix. */
+  secure: boolean;
+  sessions: PlayerSessions;
+  /** The signed-in player, if their session is current and they are still active. */
+  signedInPlayer(ctx: Context): Promise<SignedInPlayer | null>;
+}
+
+export const connectedAppsPath = '/account/connected-apps';
+export const signInFor = (path: string) => `/signin?return_to=${encodeURIComponent(path)}`;
+
+/** Only paths on this site: never an absolute URL or a scheme-relative one. */
+export function safeReturnTo(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')
+    ? value
+    : connectedAppsPath;
+}
+
+export function playerClient(deps: PlayerClientDependencies): PlayerClient {
+  const secure = deps.config.playerClientUrl.protocol === 'https:';
+  const sessions = playerSessions(deps.store, secure);
+  return {
+    ...deps,
+    secure,
+    sessions,
+    // The status is read from PostgreSQL, never cached (admin disable-player relies on it): a
+    // player disabled since signing in is signed out here.
+    async signedInPlayer(ctx) {
+      const current = await sessions.current(ctx);
+      if (!current) return null;
+      const player = await findPlayer(deps.prisma, current.session.playerId);
+      if (player?.status !== 'active') {
+        await sessions.end(ctx);
+        return null;
+      }
+      return { ...current, player };
+    },
+  };
+}
