@@ -48,6 +48,8 @@ export async function findUsableApp(prisma: PrismaClient, clientId: string): Pro
     webhookSigningSecret: row.webhook_signing_secret,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    // Usable means active: neither suspended nor deleted.
+    suspendedAt: null,
     deletedAt: null,
     secrets: row.secrets,
   };

@@ -26,8 +26,11 @@ export interface AppView {
   client_id: string;
   name: string;
   environment: 'sandbox' | 'staging' | 'production';
-  /** `deleted` only in the answer to DELETE: a deleted app is gone from the console. */
-  status: 'active' | 'disabled' | 'deleted';
+  /**
+   * `suspended`: stopped by the platform, which alone lifts it. `deleted` only in the answer to
+   * DELETE: a deleted app is gone from the console.
+   */
+  status: 'active' | 'disabled' | 'suspended' | 'deleted';
   scopes: string[];
   redirect_uris: string[];
   webhook_url: string | null;

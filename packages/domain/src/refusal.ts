@@ -18,6 +18,7 @@ export type RefusalCode =
   | 'SECRET_NOT_FOUND'
   | 'PLAYER_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
+  | 'CONSENT_NOT_FOUND'
   // Accounts and players
   | 'INVALID_CREDENTIALS'
   | 'TOO_MANY_ATTEMPTS'
@@ -28,6 +29,8 @@ export type RefusalCode =
   // The state of an app or a delivery
   | 'SECRET_LIMIT'
   | 'APP_DISABLED'
+  /** Suspended by the platform (an operator): its developer cannot lift it. */
+  | 'APP_SUSPENDED'
   | 'NO_WEBHOOK_URL'
   | 'DELIVERY_NOT_FAILED'
   | 'DELIVERY_REPLAYED';

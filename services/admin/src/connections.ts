@@ -1,9 +1,10 @@
 // The stores a command works on: the deployment's PostgreSQL (DATABASE_URL, required) and, for the
 // changes every process's app directory must hear of, its Redis (REDIS_URL, when set). The settings
 // are read as the services read them (loadStoreSettings: the same names, *_FILE forms and
-// messages); the admin command signs nothing and serves nothing, so it reads no secret.
+// messages); the admin command signs nothing and serves nothing, so the only secret it reads is
+// PAIRWISE_SECRET, and only the commands that end consents.
 import { type AppDirectory, appDirectory } from '@devplat/apps';
-import { ConfigError, loadStoreSettings, type StoreSettings } from '@devplat/config';
+import { ConfigError, loadConfig, loadStoreSettings, type StoreSettings } from '@devplat/config';
 import { openDatabase, type PrismaClient, schemaVersionProblem } from '@devplat/db';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
 import { AdminError, exitCodes, type Io } from './command.ts';
@@ -15,6 +16,24 @@ export function adminConfig(env: Record<string, string | undefined>): StoreSetti
     throw new ConfigError('DATABASE_URL', "is required: the admin command works on the deployment's PostgreSQL");
   }
   return config;
+}
+
+/**
+ * PAIRWISE_SECRET (or PAIRWISE_SECRET_FILE), read and checked as the services read it: the
+ * consent.revoked events of the consents a command ends name each player by the app's pairwise
+ * subject, which must be the one the auth service gave the app. ConfigError (exit 78) without it.
+ */
+export function pairwiseSecret(env: Record<string, string | undefined>): string {
+  // Only these two variables: none of the services' other settings means anything here.
+  const only = { PAIRWISE_SECRET: env.PAIRWISE_SECRET, PAIRWISE_SECRET_FILE: env.PAIRWISE_SECRET_FILE };
+  const secret = loadConfig(only, { requireSharedSecrets: false }).secretSettings.pairwiseSecret;
+  if (secret === null) {
+    throw new ConfigError(
+      'PAIRWISE_SECRET',
+      "is required: the consent.revoked events name each player by the app's pairwise subject (the auth service's PAIRWISE_SECRET)",
+    );
+  }
+  return secret;
 }
 
 /**

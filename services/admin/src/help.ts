@@ -20,12 +20,16 @@ Settings (environment):
   DATABASE_URL            the deployment's PostgreSQL; required by every command that reads or
                           changes data (DATABASE_URL_FILE, DATABASE_TIMEOUT_MS as for the services)
   REDIS_URL               the deployment's Redis (and REDIS_KEY_PREFIX, REDIS_TIMEOUT_MS): account
-                          changes are announced there to every process's app cache
+                          and app changes are announced there to every process's app cache
+  PAIRWISE_SECRET         the auth service's (or PAIRWISE_SECRET_FILE); required by end-consent,
+                          end-app-consents and end-player-consents (consent.revoked names players
+                          by each app's pairwise subject)
   ADMIN_OPERATOR          your name for audit records, when --operator is not given
   WEBHOOK_RETENTION_DAYS  janitor's default retention (30)
 
-Exit codes: 0 done (also when there was nothing to change), 64 usage error, 65 no such account
-or player, 69 PostgreSQL or Redis unavailable, 70 unexpected failure, 78 configuration error.
+Exit codes: 0 done (also when there was nothing to change), 64 usage error, 65 no such account,
+app, consent or player, or a refused filter, 69 PostgreSQL or Redis unavailable, 70 unexpected
+failure, 78 configuration error.
 Nothing is printed but the results: no setting's value, and no secret except the key that
 generate-signing-key makes.
 `;

@@ -6,11 +6,16 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '@devplat/config';
 import { Refusal } from '@devplat/domain/refusal';
 import { DependencyUnavailableError } from '@devplat/errors';
+import { findAccountsCommand, showAccountCommand } from './account-directory.ts';
 import { reactivateAccountCommand, suspendAccountCommand } from './accounts.ts';
+import { suspendAppCommand, unsuspendAppCommand } from './apps.ts';
+import { auditCommand } from './audit.ts';
 import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
+import { endAppConsentsCommand, endConsentCommand, endPlayerConsentsCommand } from './consents.ts';
 import { generateSigningKeyCommand } from './generate-signing-key.ts';
 import { commandHelp, generalHelp, suggestion, usageLine } from './help.ts';
 import { janitorCommand } from './janitor.ts';
+import { findPlayersCommand, showPlayerCommand } from './player-directory.ts';
 import { disablePlayerCommand, enablePlayerCommand } from './players.ts';
 import { refusalExitCodes } from './refusals.ts';
 import { rotationProcedureCommand } from './rotation-procedure.ts';
@@ -19,10 +24,20 @@ const commands: readonly Command[] = [
   generateSigningKeyCommand,
   rotationProcedureCommand,
   janitorCommand,
+  auditCommand,
+  findAccountsCommand,
+  showAccountCommand,
   suspendAccountCommand,
   reactivateAccountCommand,
+  findPlayersCommand,
+  showPlayerCommand,
   disablePlayerCommand,
   enablePlayerCommand,
+  suspendAppCommand,
+  unsuspendAppCommand,
+  endConsentCommand,
+  endAppConsentsCommand,
+  endPlayerConsentsCommand,
 ];
 
 const isHelp = (word: string | undefined) => word === 'help' || word === '--help' || word === '-h';

@@ -20,10 +20,20 @@ const commandNames = [
   'generate-signing-key',
   'rotation-procedure',
   'janitor',
+  'audit',
+  'find-accounts',
+  'show-account',
   'suspend-account',
   'reactivate-account',
+  'find-players',
+  'show-player',
   'disable-player',
   'enable-player',
+  'suspend-app',
+  'unsuspend-app',
+  'end-consent',
+  'end-app-consents',
+  'end-player-consents',
 ];
 const needsPostgres = { skip: realPostgresUrl ? false : 'needs DATABASE_URL (a real PostgreSQL)' };
 
@@ -104,7 +114,7 @@ describe('help and usage', () => {
 
   test('an unknown command: one line with a suggestion, exit 64', async () => {
     assertOneLineError(await admin(['janitr']), 64, /^admin: unknown command "janitr"\. Did you mean "janitor"\?/);
-    assertOneLineError(await admin(['suspend']), 64, /Did you mean "suspend-account"\?/);
+    assertOneLineError(await admin(['suspend-acount']), 64, /Did you mean "suspend-account"\?/);
     assertOneLineError(await admin(['frobnicate']), 64, /^admin: unknown command "frobnicate"\. "admin help" lists/);
     assertOneLineError(await admin(['help', 'nope']), 64, /unknown command "nope"/);
   });

@@ -29,6 +29,7 @@ export const refusalProblems: Record<RefusalCode, ProblemCode> = {
   SECRET_NOT_FOUND: 'NOT_FOUND',
   PLAYER_NOT_FOUND: 'NOT_FOUND',
   DELIVERY_NOT_FOUND: 'NOT_FOUND',
+  CONSENT_NOT_FOUND: 'NOT_FOUND',
   INVALID_CREDENTIALS: 'INVALID_CREDENTIALS',
   TOO_MANY_ATTEMPTS: 'TOO_MANY_ATTEMPTS',
   GUEST_ACCOUNT: 'GUEST_ACCOUNT',
@@ -37,6 +38,8 @@ export const refusalProblems: Record<RefusalCode, ProblemCode> = {
   USERNAME_TAKEN: 'USERNAME_TAKEN',
   SECRET_LIMIT: 'SECRET_LIMIT',
   APP_DISABLED: 'APP_DISABLED',
+  // The developer meets it as any stopped app (409 APP_DISABLED); the detail says who stopped it.
+  APP_SUSPENDED: 'APP_DISABLED',
   NO_WEBHOOK_URL: 'NO_WEBHOOK_URL',
   DELIVERY_NOT_FAILED: 'DELIVERY_NOT_FAILED',
   // A replayed delivery is no longer the failed one: the same answer as any other not failed.

@@ -1,4 +1,5 @@
 // The accounts room: what can be done to developer accounts (register, suspend, reactivate) and
 // what may be read of them. Only store.ts touches the accounts table.
 export { type NewAccount, reactivateAccount, registerAccount, suspendAccount } from './operations.ts';
-export { findAccount, findAccountByEmail } from './store.ts';
+export { type AccountSearch, searchAccounts } from './search.ts';
+export { emailsOfAccounts, findAccount, findAccountByEmail } from './store.ts';

@@ -2,8 +2,9 @@
 // Two reads stay outside, on purpose, each one statement across areas on a hot path: the app
 // directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts) read an app's account status with the app.
-import type { Account, AccountStatus, Prisma } from '@devplat/db';
+import { type Account, type AccountStatus, isUuid, type Prisma } from '@devplat/db';
 import type { Db } from '../db.ts';
+import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
 
 export type NewAccountRow = Pick<Account, 'email' | 'passwordHash' | 'displayName' | 'kind'>;
 
@@ -32,3 +33,44 @@ export const findAccount = (db: Db, accountId: string): Promise<Account | null> 
 /** The account with this e-mail address, as stored (the console keeps them in lower case). */
 export const findAccountByEmail = (db: Db, email: string): Promise<Account | null> =>
   db.account.findUnique({ where: { email } });
+
+/** Which accounts a search reads; every member given must hold. */
+export interface AccountSelection {
+  /** The whole address, as stored (lower case), or a part of it in any case. */
+  email?: { is: string } | { contains: string };
+  status?: AccountStatus;
+  createdAt?: { gte?: Date; lt?: Date };
+}
+
+/** Up to `take` selected accounts after a position (null: from the newest), newest first. */
+export const accountsNewestFirst = (
+  db: Db,
+  { email, status, createdAt }: AccountSelection,
+  after: Position | null,
+  take: number,
+): Promise<Account[]> =>
+  db.account.findMany({
+    where: {
+      AND: [
+        {
+          ...(email &&
+            ('is' in email
+              ? { email: email.is }
+              : { email: { contains: likeLiteral(email.contains), mode: 'insensitive' as const } })),
+          ...(status && { status }),
+          ...(createdAt && { createdAt }),
+        },
+        ...(after ? [beyond(after, 'newest')] : []),
+      ],
+    },
+    orderBy: orderOf('newest'),
+    take,
+  });
+
+/** The e-mail of each of these accounts that exists, by id (ids that are not uuids name none). */
+export async function emailsOfAccounts(db: Db, accountIds: readonly string[]): Promise<Map<string, string>> {
+  const ids = [...new Set(accountIds)].filter(isUuid);
+  if (ids.length === 0) return new Map();
+  const rows = await db.account.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
+  return new Map(rows.map((row) => [row.id, row.email]));
+}

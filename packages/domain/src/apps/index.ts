@@ -1,5 +1,5 @@
 // The apps room: what can be done with developer apps and their client secrets (create, edit,
-// rotate, revoke, disable, enable, delete), their rules (redirect URIs, scopes, credentials) and
+// rotate, revoke, disable, enable, delete; the platform's suspension), their rules (redirect URIs, scopes, credentials) and
 // what may be read of them. Only store.ts touches the apps and client_secrets tables.
 export { matchSecret } from './credentials.ts';
 export {
@@ -14,7 +14,10 @@ export {
   editApp,
   enableApp,
   type NewApp,
+  refuseSuspended,
   revokeSecret,
+  suspendApp,
+  unsuspendApp,
 } from './operations.ts';
 export { onReservedHost } from './redirect-uris.ts';
 export {

@@ -1,9 +1,9 @@
 // Changes to apps and their secrets: creation, editing, rotation, revocation, disabling, enabling
-// and deletion. Each change that decides whether tokens work tells the app directory
-// (packages/apps, `AppChangeNotice` here), which every process consults through the per-request
-// read. Each writes its audit record (who: `by`, a developer or an operator) in its transaction,
-// only when the change happened. The consents an edit or a deletion ends are ended here, through
-// the consents room, so no caller can skip them.
+// and deletion, and the platform's suspension. Each change that decides whether tokens work tells
+// the app directory (packages/apps, `AppChangeNotice` here), which every process consults through
+// the per-request read. Each writes its audit record (who: `by`, a developer or an operator) in its
+// transaction, only when the change happened. The consents an edit or a deletion ends are ended
+// here, through the consents room, so no caller can skip them.
 import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
 import type { App, AppStatus, Prisma, PrismaClient } from '@devplat/db';
 import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
@@ -30,6 +30,14 @@ const maxActiveSecrets = 2;
 export type By = Actor | Operator;
 
 const appTarget = (id: string) => ({ type: 'app', id });
+
+/**
+ * A suspended app is the platform's to lift: its developer may delete it or revoke its secrets,
+ * but neither enable, disable, edit nor rotate it.
+ */
+export function refuseSuspended(clientId: string): never {
+  refuse('APP_SUSPENDED', `The app ${clientId} is suspended by the platform: contact support to lift the suspension.`);
+}
 
 /**
  * Told of every committed change to an app, its secrets or its account (the app directory of
@@ -107,6 +115,7 @@ export async function addSecret(
     // Lock the app row so two rotations cannot both pass the count.
     const app = await lockApp(tx, appId);
     if (!app) throw new Refusal('APP_NOT_FOUND', 'no such app');
+    if (app.status === 'suspended') refuseSuspended(app.clientId);
     if ((await activeSecretCount(tx, appId)) >= maxActiveSecrets) {
       throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
@@ -138,7 +147,7 @@ export function revokeSecret(
   );
 }
 
-/** The app's tokens stop on the next call; its consents stand (app.disable). */
+/** The app's tokens stop on the next call; its consents stand (app.disable). APP_SUSPENDED for a suspended app. */
 export function disableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
   const data = { status: 'disabled', disabledAt: new Date() } as const;
   return changeAppStatus(prisma, directory, by, appId, ['active'], data, 'app.disable');
@@ -192,6 +201,7 @@ export function editApp(
   return withDirectoryBumps(prisma, directory, { id: appId }, async (tx) => {
     const before = (await lockApp(tx, appId)) ? await appById(tx, appId) : null;
     if (!before) throw new Refusal('APP_NOT_FOUND', 'no such app');
+    if (before.status === 'suspended') refuseSuspended(before.clientId);
     if (before.status !== 'active') {
       throw new Refusal('APP_DISABLED', `The app ${before.clientId} is disabled: enable it first.`);
     }
@@ -208,17 +218,21 @@ export function editApp(
   });
 }
 
-/** The reverse of disableApp: tokens of the app work again, those of its consents too (app.enable). */
+/**
+ * The reverse of disableApp: tokens of the app work again, those of its consents too (app.enable).
+ * APP_SUSPENDED for a suspended app: only the platform lifts a suspension.
+ */
 export function enableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
   const data = { status: 'active', disabledAt: null } as const;
   return changeAppStatus(prisma, directory, by, appId, ['disabled'], data, 'app.enable');
 }
 
 /**
- * Deletes an active or disabled app for good: it stays in the table as `deleted` (its client id is
- * never handed out again) and nothing works for it any more. Its consents end in the same
- * transaction, with consent.revoked events (reason app_deleted) still delivered to its webhook URL;
- * audited as app.delete with how many consents ended.
+ * Deletes an active, disabled or suspended app for good: it stays in the table as `deleted` (its
+ * client id is never handed out again) and nothing works for it any more. Its consents end in the
+ * same transaction, with consent.revoked events (reason app_deleted) still delivered to its webhook
+ * URL; audited as app.delete with how many consents ended. A suspended app may be deleted: that
+ * gives it nothing back.
  */
 export function deleteApp(
   prisma: PrismaClient,
@@ -228,7 +242,7 @@ export function deleteApp(
   pairwiseSecret: string,
 ): Promise<boolean> {
   const data = { status: 'deleted', deletedAt: new Date() } as const;
-  const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, ['active', 'disabled'], data);
+  const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, ['active', 'disabled', 'suspended'], data);
   return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
     const consentsEnded = await endConsents(tx, pairwiseSecret, { appId }, 'app_deleted');
     const details = { client_id: clientId, consents_ended: consentsEnded };
@@ -236,8 +250,66 @@ export function deleteApp(
   });
 }
 
-// Moves an app from one of `from` to the status `data` sets, audited as `action`; false when it
-// was in none of them.
+/** What the audit record of a suspension or its end says beside the client id: why, say. */
+type Details = Prisma.InputJsonObject;
+
+/**
+ * The platform stops an active or disabled app: its tokens are refused on their next call (the
+ * api's liveness statement and the directory's usable-app read admit only active apps) and it gets
+ * no new ones. Its consents stand, paused, as a disabled app's do, and its developer cannot lift
+ * it (APP_SUSPENDED). Audited as app.suspend; false when it was suspended already; APP_NOT_FOUND
+ * for an app deleted or unknown.
+ */
+export function suspendApp(
+  prisma: PrismaClient,
+  directory: AppChangeNotice,
+  by: Operator,
+  appId: string,
+  details: Details = {},
+): Promise<boolean> {
+  const change = async (tx: Prisma.TransactionClient) => {
+    const app = await existingApp(tx, appId);
+    if (app.status === 'suspended') return { count: 0 };
+    return changeStatus(tx, appId, ['active', 'disabled'], { status: 'suspended', suspendedAt: new Date() });
+  };
+  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
+    await recordAudit(tx, by, 'app.suspend', appTarget(appId), { client_id: clientId, ...details });
+  });
+}
+
+/**
+ * Lifts the platform's suspension: the app returns to what its developer left it, disabled when
+ * they had disabled it (disabled_at), active otherwise, and the tokens of its consents work again.
+ * Audited as app.unsuspend with the status it returned to; false when it was not suspended.
+ */
+export function unsuspendApp(
+  prisma: PrismaClient,
+  directory: AppChangeNotice,
+  by: Operator,
+  appId: string,
+  details: Details = {},
+): Promise<boolean> {
+  let to: AppStatus = 'active';
+  const change = async (tx: Prisma.TransactionClient) => {
+    const app = await existingApp(tx, appId);
+    if (app.status !== 'suspended') return { count: 0 };
+    to = app.disabledAt ? 'disabled' : 'active';
+    return changeStatus(tx, appId, ['suspended'], { status: to, suspendedAt: null });
+  };
+  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
+    await recordAudit(tx, by, 'app.unsuspend', appTarget(appId), { client_id: clientId, status: to, ...details });
+  });
+}
+
+// The app, locked for the transaction; APP_NOT_FOUND when there is none or it was deleted.
+async function existingApp(tx: Prisma.TransactionClient, appId: string) {
+  const app = await lockApp(tx, appId);
+  if (!app || app.status === 'deleted') refuse('APP_NOT_FOUND', 'no such app');
+  return app;
+}
+
+// The developer's status changes (disable, enable): moves an app from one of `from` to the status
+// `data` sets, audited as `action`; false when it was in none of them. A suspended app is refused.
 function changeAppStatus(
   prisma: PrismaClient,
   directory: AppChangeNotice,
@@ -247,7 +319,11 @@ function changeAppStatus(
   data: Prisma.AppUpdateManyMutationInput,
   action: string,
 ): Promise<boolean> {
-  const change = (tx: Prisma.TransactionClient) => changeStatus(tx, appId, from, data);
+  const change = async (tx: Prisma.TransactionClient) => {
+    const app = await lockApp(tx, appId);
+    if (app?.status === 'suspended') refuseSuspended(app.clientId);
+    return changeStatus(tx, appId, from, data);
+  };
   return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
     await recordAudit(tx, by, action, appTarget(appId), { client_id: clientId });
   });

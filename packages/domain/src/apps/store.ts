@@ -19,12 +19,13 @@ export type NewAppRow = Pick<
 export const insertApp = (tx: Prisma.TransactionClient, { secretHash, ...app }: NewAppRow): Promise<AppWithSecrets> =>
   tx.app.create({ data: { ...app, secrets: { create: { hash: secretHash } } }, include: { secrets: true } });
 
+export type LockedApp = Pick<App, 'clientId' | 'status' | 'disabledAt'>;
+
 /** Locks the app row for the rest of the transaction; null when there is no such app. */
-export async function lockApp(tx: Prisma.TransactionClient, appId: string): Promise<{ clientId: string } | null> {
-  const [app] = await tx.$queryRaw<
-    { client_id: string }[]
-  >`SELECT client_id FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
-  return app ? { clientId: app.client_id } : null;
+export async function lockApp(tx: Prisma.TransactionClient, appId: string): Promise<LockedApp | null> {
+  const [app] = await tx.$queryRaw<{ client_id: string; status: AppStatus; disabled_at: Date | null }[]>`
+    SELECT client_id, status::text AS status, disabled_at FROM apps WHERE id = ${appId}::uuid FOR UPDATE`;
+  return app ? { clientId: app.client_id, status: app.status, disabledAt: app.disabled_at } : null;
 }
 
 export const appById = (db: Db, appId: string): Promise<App | null> => db.app.findUnique({ where: { id: appId } });

@@ -1,3 +1,17 @@
 // The audit room: the record of who did what, written by every room's operations in the
-// transaction of the change. Only store.ts touches the audit_records table.
+// transaction of the change, and read by the operator (a page newest first, or a range exported as
+// JSON Lines). Only store.ts touches the audit_records table.
+
+export { type Page, pageLimits } from '../paging.ts';
+export {
+  type AuditActor,
+  type AuditActorType,
+  type AuditFilter,
+  type AuditQuery,
+  type AuditTargetType,
+  auditJsonLine,
+  auditTargetTypes,
+  exportAudit,
+  queryAudit,
+} from './query.ts';
 export { type Actor, type Operator, recordAudit } from './store.ts';

@@ -1,7 +1,9 @@
 // The only module that writes audit_records: who did what, when. An audit record is written in the
 // transaction of the change it records (each room's operation calls recordAudit), so there is never
 // a change without its record, nor a record of a change that did not happen.
-import type { Prisma } from '@devplat/db';
+import type { AuditRecord, Prisma } from '@devplat/db';
+import type { Db } from '../db.ts';
+import { beyond, likeLiteral, type Order, orderOf, type Position } from '../paging.ts';
 
 /** Who acts: a developer account, and the request it acted through. */
 export interface Actor {
@@ -34,3 +36,35 @@ export async function recordAudit(
     },
   });
 }
+
+/** Which audit records a listing or an export reads; every member given must hold. */
+export interface AuditSelection {
+  /** Records by any of these actors (an empty list: none). */
+  actors?: readonly { type: 'account' | 'operator'; id: string }[];
+  action?: { is: string } | { startsWith: string };
+  target?: { type: string; id?: string };
+  createdAt?: { gte?: Date; lt?: Date };
+}
+
+function whereOf({ actors, action, target, createdAt }: AuditSelection): Prisma.AuditRecordWhereInput {
+  return {
+    ...(actors && { OR: actors.map(({ type, id }) => ({ actorType: type, actorId: id })) }),
+    ...(action && { action: 'is' in action ? action.is : { startsWith: likeLiteral(action.startsWith) } }),
+    ...(target && { targetType: target.type, ...(target.id !== undefined && { targetId: target.id }) }),
+    ...(createdAt && { createdAt }),
+  };
+}
+
+/** Up to `take` selected records after a position (null: from the first), in the order asked. */
+export const auditRecords = (
+  db: Db,
+  selection: AuditSelection,
+  after: Position | null,
+  order: Order,
+  take: number,
+): Promise<AuditRecord[]> =>
+  db.auditRecord.findMany({
+    where: { AND: [whereOf(selection), ...(after ? [beyond(after, order)] : [])] },
+    orderBy: orderOf(order),
+    take,
+  });

@@ -1,12 +1,43 @@
 // Consent receipts end here, each with its consent.revoked outbox event in the same transaction:
 // the player's Remove access and a replayed or revoked grant (auth), an app deleted or losing a
-// user scope (the apps room). The event names the player by the app's pairwise subject, so whoever
-// ends a consent holds PAIRWISE_SECRET.
+// user scope (the apps room), an operator's end (operator.ts). The event names the player by the
+// app's pairwise subject, so whoever ends a consent holds PAIRWISE_SECRET.
 import type { Prisma, PrismaClient, RevocationReason } from '@devplat/db';
 import { insertEvent } from '../events/store.ts';
 import { consentRevokedPayload } from './events.ts';
 import { pairwiseSubject } from './pairwise.ts';
 import { activeConsents, type ConsentSelection, markEnded } from './store.ts';
+
+/**
+ * Ends every active consent the selection names (at most `limit`, oldest first), in the transaction
+ * of the change that ends them; resolves with how many this call found active and how many it
+ * ended (fewer when a concurrent request ended some first).
+ */
+export async function endSelectedConsents(
+  tx: Prisma.TransactionClient,
+  pairwiseSecret: string,
+  selection: ConsentSelection,
+  reason: RevocationReason,
+  limit?: number,
+): Promise<{ found: number; ended: number }> {
+  const revokedAt = new Date();
+  const consents = await activeConsents(tx, selection, limit);
+  if (consents.length === 0) return { found: 0, ended: 0 };
+  const ended = await markEnded(
+    tx,
+    consents.map((consent) => consent.id),
+    revokedAt,
+    reason,
+  );
+  for (const consent of consents) {
+    if (!ended.has(consent.id)) continue; // a concurrent request ended it first, with its own event
+    const { clientId } = consent.app;
+    const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
+    const payload = consentRevokedPayload({ clientId, sub, consent, revokedAt, reason });
+    await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
+  }
+  return { found: consents.length, ended: ended.size };
+}
 
 /**
  * Ends every active consent the selection names, in the transaction of the change that ends them;
@@ -18,17 +49,7 @@ export async function endConsents(
   selection: ConsentSelection,
   reason: RevocationReason,
 ): Promise<number> {
-  const revokedAt = new Date();
-  let ended = 0;
-  for (const consent of await activeConsents(tx, selection)) {
-    if (!(await markEnded(tx, consent.id, revokedAt, reason))) continue; // a concurrent request ended it first
-    ended++;
-    const { clientId } = consent.app;
-    const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
-    const payload = consentRevokedPayload({ clientId, sub, consent, revokedAt, reason });
-    await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
-  }
-  return ended;
+  return (await endSelectedConsents(tx, pairwiseSecret, selection, reason)).ended;
 }
 
 /** Ends one consent, or the one behind a grant, in a transaction of its own; false when it was not active. */

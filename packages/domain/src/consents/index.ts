@@ -1,5 +1,5 @@
-// The consents room: what can be done with consent receipts (grant, end) and what may be read of
-// them. Only store.ts touches the consents table.
+// The consents room: what can be done with consent receipts (grant, end; an operator's ends) and
+// what may be read of them. Only store.ts touches the consents table.
 export { endConsent, endConsents } from './end.ts';
 export {
   type ConsentGrantedPayload,
@@ -8,6 +8,14 @@ export {
   consentRevokedPayload,
 } from './events.ts';
 export { type ConsentGrant, grantConsent } from './grant.ts';
+export {
+  type BulkEnd,
+  endAppConsents,
+  endConsentByOperator,
+  endPlayerConsents,
+  type OperatorEnd,
+  operatorEndBatchSize,
+} from './operator.ts';
 export { pairwiseSubject } from './pairwise.ts';
 export {
   activeConsentCount,

@@ -4,18 +4,22 @@
 import type { Consent, Prisma, RevocationReason } from '@devplat/db';
 import type { Db } from '../db.ts';
 
-/** Which consents an operation means: one, the one behind a grant, an app's, or a player's with an app. */
+/** Which consents an operation means: one, the one behind a grant, an app's, or a player's (with one app, or all). */
 export type ConsentSelection =
   | { consentId: string }
   | { grantId: string }
   /** `scopes`: only those holding any of them. */
   | { appId: string; scopes?: readonly string[] }
-  | { playerId: string; clientId: string };
+  /** `clientId`: only those with that app. */
+  | { playerId: string; clientId?: string };
 
 function whereOf(selection: ConsentSelection): Prisma.ConsentWhereInput {
   if ('consentId' in selection) return { id: selection.consentId };
   if ('grantId' in selection) return { grantId: selection.grantId };
-  if ('playerId' in selection) return { playerId: selection.playerId, app: { clientId: selection.clientId } };
+  if ('playerId' in selection) {
+    const { playerId, clientId } = selection;
+    return { playerId, ...(clientId !== undefined && { app: { clientId } }) };
+  }
   return { appId: selection.appId, ...(selection.scopes && { scopes: { hasSome: [...selection.scopes] } }) };
 }
 
@@ -24,27 +28,33 @@ export type NewConsent = Pick<Consent, 'appId' | 'playerId' | 'grantId' | 'scope
 export const insertConsent = (tx: Prisma.TransactionClient, data: NewConsent): Promise<Consent> =>
   tx.consent.create({ data });
 
-/** The active consents selected, oldest first, each with its app's client id. */
-export const activeConsents = (tx: Prisma.TransactionClient, selection: ConsentSelection) =>
+/** The active consents selected, oldest first (at most `limit`), each with its app's client id. */
+export const activeConsents = (tx: Prisma.TransactionClient, selection: ConsentSelection, limit?: number) =>
   tx.consent.findMany({
     where: { ...whereOf(selection), status: 'active' },
     include: { app: { select: { clientId: true } } },
-    orderBy: { grantedAt: 'asc' },
+    orderBy: [{ grantedAt: 'asc' }, { id: 'asc' }],
+    ...(limit !== undefined && { take: limit }),
   });
 
-/** False when the consent had already ended (a concurrent request ended it first). */
+/** Ends those of the consents still active, in one statement; resolves with the ids it ended. */
 export async function markEnded(
   tx: Prisma.TransactionClient,
-  consentId: string,
+  consentIds: string[],
   revokedAt: Date,
   reason: RevocationReason,
-): Promise<boolean> {
-  const { count } = await tx.consent.updateMany({
-    where: { id: consentId, status: 'active' },
+): Promise<Set<string>> {
+  const ended = await tx.consent.updateManyAndReturn({
+    where: { id: { in: consentIds }, status: 'active' },
     data: { status: 'revoked', revokedAt, revocationReason: reason },
+    select: { id: true },
   });
-  return count > 0;
+  return new Set(ended.map(({ id }) => id));
 }
+
+/** A consent by its id (`consentId` must be a uuid), with its app's client id; null when there is none. */
+export const findConsent = (db: Db, consentId: string) =>
+  db.consent.findUnique({ where: { id: consentId }, include: { app: { select: { clientId: true } } } });
 
 /** The id of the active consent behind a grant; null when it has ended. */
 export async function activeConsentIdOfGrant(db: Db, grantId: string): Promise<string | null> {

@@ -7,10 +7,12 @@ export {
   type NewPlayer,
   type PlayerStatusChange,
 } from './operations.ts';
+export { type PlayerSearch, searchPlayers } from './search.ts';
 export {
   findPlayer,
   findPlayerByUsername,
   findPlayerOfAccount,
   findPlayerOfAccountEmail,
+  playerCountsOfAccount,
   playersOfAccount,
 } from './store.ts';

@@ -3,6 +3,7 @@
 // on purpose: it is one statement across areas on the hot path.
 import type { PlayerStatus, Prisma, SandboxPlayer } from '@devplat/db';
 import type { Db } from '../db.ts';
+import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
 
 export type NewPlayerRow = Pick<SandboxPlayer, 'accountId' | 'username' | 'passwordHash' | 'displayName'>;
 
@@ -40,3 +41,44 @@ export const playersOfAccount = (db: Db, accountId: string): Promise<SandboxPlay
 
 export const playerById = (tx: Prisma.TransactionClient, playerId: string): Promise<SandboxPlayer> =>
   tx.sandboxPlayer.findUniqueOrThrow({ where: { id: playerId } });
+
+/** Which players a search reads; every member given must hold. */
+export interface PlayerSelection {
+  /** The whole username, as stored (lower case), or its beginning in any case. */
+  username?: { is: string } | { startsWith: string };
+  accountId?: string;
+  status?: PlayerStatus;
+}
+
+/** Up to `take` selected players after a position (null: from the newest), newest first. */
+export const playersNewestFirst = (
+  db: Db,
+  { username, accountId, status }: PlayerSelection,
+  after: Position | null,
+  take: number,
+): Promise<SandboxPlayer[]> =>
+  db.sandboxPlayer.findMany({
+    where: {
+      AND: [
+        {
+          ...(username &&
+            ('is' in username
+              ? { username: username.is }
+              : { username: { startsWith: likeLiteral(username.startsWith), mode: 'insensitive' as const } })),
+          ...(accountId && { accountId }),
+          ...(status && { status }),
+        },
+        ...(after ? [beyond(after, 'newest')] : []),
+      ],
+    },
+    orderBy: orderOf('newest'),
+    take,
+  });
+
+/** How many players the account has in each status (a status none has: 0). */
+export async function playerCountsOfAccount(db: Db, accountId: string): Promise<Record<PlayerStatus, number>> {
+  const groups = await db.sandboxPlayer.groupBy({ by: ['status'], where: { accountId }, _count: { _all: true } });
+  const counts: Record<PlayerStatus, number> = { active: 0, disabled: 0 };
+  for (const group of groups) counts[group.status] = group._count._all;
+  return counts;
+}

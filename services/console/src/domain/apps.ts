@@ -1,6 +1,7 @@
 // A developer's sandbox apps: creation, editing, the secret shown once, rotation, revocation,
 // disabling, enabling, deletion (the webhook tools over them are webhooks.ts). A deleted app is gone from every list and
-// answers as one that does not exist. Every operation is scoped to the signed-in account: another developer's app
+// answers as one that does not exist. An app the platform suspended is listed and shown, may be
+// deleted and its secrets revoked, but nothing else (APP_SUSPENDED). Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
 import type { AppDirectory } from '@devplat/apps';
 import type { WebhookSettings } from '@devplat/config';
@@ -18,6 +19,7 @@ import {
   enableApp,
   findAppByClientId,
   findAppWithSecrets,
+  refuseSuspended,
   revokeSecret,
 } from '@devplat/domain/apps';
 import type { Actor } from '@devplat/domain/audit';
@@ -96,6 +98,7 @@ export function developerApps(
   };
   const active = async (accountId: string, clientId: string) => {
     const app = await find(accountId, clientId);
+    if (app.status === 'suspended') refuseSuspended(clientId);
     if (app.status !== 'active') refuseAs('APP_DISABLED', `The app ${clientId} is disabled.`);
     return app;
   };
@@ -115,7 +118,7 @@ export function developerApps(
   return {
     find,
 
-    /** The developer's app, if it is active (APP_DISABLED otherwise). */
+    /** The developer's app, if it is active (APP_DISABLED, or APP_SUSPENDED by the platform, otherwise). */
     active,
 
     list: (accountId: string) => appsOfAccount(prisma, accountId),

@@ -71,10 +71,13 @@ const table = (headings: string[], rows: HtmlValue[], empty: HtmlValue) =>
     ? html`<table><thead><tr>${headings.map((heading) => html`<th>${heading}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`
     : empty;
 
+/** An app's status as its pages say it. */
+const appStatusText = (status: AppView['status']) => (status === 'suspended' ? 'Suspended by the platform' : status);
+
 export function appsPage(frame: Frame, apps: AppView[]): Html {
   const rows = apps.map(
     (app) =>
-      html`<tr><td><a href="/apps/${app.client_id}">${app.name}</a></td><td><code>${app.client_id}</code></td><td>${app.status}</td><td>${app.scopes.join(' ')}</td></tr>`,
+      html`<tr><td><a href="/apps/${app.client_id}">${app.name}</a></td><td><code>${app.client_id}</code></td><td>${appStatusText(app.status)}</td><td>${app.scopes.join(' ')}</td></tr>`,
   );
   return layout(
     frame,
@@ -190,6 +193,15 @@ function newSecretBox(secret: string | undefined): HtmlValue {
   );
 }
 
+/** Disable for an active app, Enable for a disabled one; a suspended app is the platform's to lift. */
+function dangerZoneStatus(app: AppView, base: string, csrf: string): HtmlValue {
+  if (app.status === 'active') return action(`${base}/disable`, csrf, 'Disable app');
+  if (app.status === 'suspended') {
+    return html`<p><strong>Suspended by the platform:</strong> its tokens stop working and it cannot get new ones; its consents stand and work again once the suspension is lifted. Only the platform can lift it: contact support.</p>`;
+  }
+  return html`<p>This app is disabled: its tokens stop working and it cannot get new ones.</p>${action(`${base}/enable`, csrf, 'Enable app')}`;
+}
+
 export function appPage(frame: Frame, csrf: string, app: AppView, extras: AppPageExtras): Html {
   const base = `/apps/${app.client_id}`;
   const active = app.status === 'active';
@@ -217,7 +229,7 @@ ${field('webhook_url', 'Webhook URL', 'url', app.webhook_url ?? '')}
 ${newSecretBox(extras.newSecret)}
 <table><tbody>
 <tr><th>Client ID</th><td><code data-testid="client-id">${app.client_id}</code></td></tr>
-<tr><th>Environment</th><td>${app.environment}</td></tr><tr><th>Status</th><td>${app.status}</td></tr>
+<tr><th>Environment</th><td>${app.environment}</td></tr><tr><th>Status</th><td>${appStatusText(app.status)}</td></tr>
 <tr><th>Scopes</th><td>${app.scopes.join(' ')}</td></tr>
 <tr><th>Redirect URIs</th><td>${redirectUris.length ? redirectUris : 'none'}</td></tr>
 <tr><th>Webhook URL</th><td>${app.webhook_url ? html`<code>${app.webhook_url}</code>` : 'none'}</td></tr>
@@ -235,7 +247,7 @@ ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test w
 ${table(['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
 ${activityCharts(extras.activity)}
 <h2>Danger zone</h2>
-${active ? action(`${base}/disable`, csrf, 'Disable app') : html`<p>This app is disabled: its tokens stop working and it cannot get new ones.</p>${action(`${base}/enable`, csrf, 'Enable app')}`}
+${dangerZoneStatus(app, base, csrf)}
 <a href="${base}/delete">Delete app…</a>`,
   );
 }

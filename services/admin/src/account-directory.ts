@@ -1,0 +1,104 @@
+// admin find-accounts / show-account: developer accounts as the operator looks them up, before
+// suspending one or answering a ticket. Reads only: nothing is changed, and nothing is audited.
+import type { Account, PrismaClient } from '@devplat/db';
+import { isUuid } from '@devplat/db';
+import { findAccount, findAccountByEmail, searchAccounts } from '@devplat/domain/accounts';
+import { appsOfAccount } from '@devplat/domain/apps';
+import { playerCountsOfAccount } from '@devplat/domain/players';
+import { Refusal } from '@devplat/domain/refusal';
+import type { Command } from './command.ts';
+import { adminConfig, withDatabase } from './connections.ts';
+import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+
+export const findAccountsCommand: Command = {
+  name: 'find-accounts',
+  summary: 'Find developer accounts by e-mail, status or creation time, newest first',
+  details: `Prints the developer accounts that match every filter given, newest first, a page at a time
+(created, e-mail, status, kind, id), then "next page: --cursor <C>" or "last page". --email is the
+whole address in any case; --email-contains a part of it in any case (a name, or a domain such as
+@example.com); _ and % are only themselves. --since and --until bound when the account was created:
+ISO 8601 with a zone or a date (midnight UTC), since inclusive, until exclusive. Exit 65 when a
+filter is refused (an unknown status, a bad time, a cursor this listing did not give).`,
+  args: [],
+  options: {
+    email: { type: 'string', value: '<address>', description: 'The whole e-mail address, in any case' },
+    'email-contains': { type: 'string', value: '<text>', description: 'A part of the e-mail address, in any case' },
+    status: { type: 'string', value: '<status>', description: 'active or suspended' },
+    since: { type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
+    until: { type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+    ...pageOptions,
+  },
+  async run(invocation) {
+    const email = text(invocation, 'email');
+    const emailContains = text(invocation, 'email-contains');
+    const status = text(invocation, 'status');
+    const createdSince = text(invocation, 'since');
+    const createdUntil = text(invocation, 'until');
+    await withDatabase(adminConfig(invocation.env), async (prisma) => {
+      const { items, nextCursor } = await searchAccounts(prisma, {
+        ...(email !== undefined && { email }),
+        ...(emailContains !== undefined && { emailContains }),
+        ...(status !== undefined && { status }),
+        ...(createdSince !== undefined && { createdSince }),
+        ...(createdUntil !== undefined && { createdUntil }),
+        ...pageOf(invocation),
+      });
+      const rows = items.map((account) => [
+        time(account.createdAt),
+        account.email,
+        account.status,
+        account.kind,
+        account.id,
+      ]);
+      printPage(
+        invocation.io,
+        { headings: ['CREATED', 'EMAIL', 'STATUS', 'KIND', 'ID'], rows, none: 'no accounts match' },
+        nextCursor,
+      );
+    });
+  },
+};
+
+/** The account an operator names by id or by e-mail (in any case). */
+async function namedAccount(prisma: PrismaClient, given: string): Promise<Account> {
+  const account = isUuid(given)
+    ? await findAccount(prisma, given.toLowerCase())
+    : await findAccountByEmail(prisma, given.toLowerCase());
+  if (!account)
+    throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the ${isUuid(given) ? 'id' : 'e-mail'} ${given}`);
+  return account;
+}
+
+export const showAccountCommand: Command = {
+  name: 'show-account',
+  summary: 'Show one developer account: status, creation, its apps and players',
+  details: `Prints the developer account with this e-mail (in any case) or id: its e-mail, id, name, kind,
+status (and since when it is suspended), when it was created, how many apps it has by status
+(deleted apps not counted) and how many sandbox players by status. Exit 65 when no account has it.`,
+  args: ['account'],
+  options: {},
+  async run({ args, env, io }) {
+    await withDatabase(adminConfig(env), async (prisma) => {
+      const account = await namedAccount(prisma, args.account as string);
+      const apps: Record<string, number> = {};
+      for (const app of await appsOfAccount(prisma, account.id)) apps[app.status] = (apps[app.status] ?? 0) + 1;
+      const players = await playerCountsOfAccount(prisma, account.id);
+      const suspended =
+        account.status === 'suspended' && account.suspendedAt ? ` since ${time(account.suspendedAt)}` : '';
+      io.out(
+        table(
+          ['account', account.email],
+          [
+            ['id', account.id],
+            ['name', account.displayName],
+            ['kind', account.kind],
+            ['status', `${account.status}${suspended}`],
+            ['created', time(account.createdAt)],
+            ['apps', countsByStatus(apps)],
+            ['players', countsByStatus(players)],
+          ],
+        ),
+      );
+    });
+  },
+};

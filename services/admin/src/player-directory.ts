@@ -1,0 +1,101 @@
+// admin find-players / show-player: sandbox players as the operator looks them up, before
+// disabling one or ending their consents. Reads only: nothing is changed, and nothing is audited.
+import type { PrismaClient, SandboxPlayer } from '@devplat/db';
+import { isUuid } from '@devplat/db';
+import { emailsOfAccounts, findAccount } from '@devplat/domain/accounts';
+import { activeConsentsOfPlayer } from '@devplat/domain/consents';
+import { findPlayer, findPlayerByUsername, searchPlayers } from '@devplat/domain/players';
+import { Refusal } from '@devplat/domain/refusal';
+import type { Command } from './command.ts';
+import { adminConfig, withDatabase } from './connections.ts';
+import { pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+
+export const findPlayersCommand: Command = {
+  name: 'find-players',
+  summary: "Find sandbox players by username, their account's e-mail or status, newest first",
+  details: `Prints the sandbox players that match every filter given, newest first, a page at a time
+(created, username, status, account e-mail, id), then "next page: --cursor <C>" or "last page".
+--username is the whole username in any case; --username-prefix its beginning in any case (_ and %
+are only themselves); --account the e-mail of the developer account they belong to. Exit 65 when a
+filter is refused (an unknown status, a cursor this listing did not give) or --account names no
+account.`,
+  args: [],
+  options: {
+    username: { type: 'string', value: '<username>', description: 'The whole username, in any case' },
+    'username-prefix': { type: 'string', value: '<text>', description: 'The beginning of the username, in any case' },
+    account: { type: 'string', value: '<email>', description: 'The e-mail of the developer account they belong to' },
+    status: { type: 'string', value: '<status>', description: 'active or disabled' },
+    ...pageOptions,
+  },
+  async run(invocation) {
+    const username = text(invocation, 'username');
+    const usernamePrefix = text(invocation, 'username-prefix');
+    const accountEmail = text(invocation, 'account');
+    const status = text(invocation, 'status');
+    await withDatabase(adminConfig(invocation.env), async (prisma) => {
+      const { items, nextCursor } = await searchPlayers(prisma, {
+        ...(username !== undefined && { username }),
+        ...(usernamePrefix !== undefined && { usernamePrefix }),
+        ...(accountEmail !== undefined && { accountEmail }),
+        ...(status !== undefined && { status }),
+        ...pageOf(invocation),
+      });
+      const emails = await emailsOfAccounts(
+        prisma,
+        items.map((player) => player.accountId),
+      );
+      const rows = items.map((player) => [
+        time(player.createdAt),
+        player.username,
+        player.status,
+        emails.get(player.accountId) ?? player.accountId,
+        player.id,
+      ]);
+      printPage(
+        invocation.io,
+        { headings: ['CREATED', 'USERNAME', 'STATUS', 'ACCOUNT', 'ID'], rows, none: 'no players match' },
+        nextCursor,
+      );
+    });
+  },
+};
+
+/** The player an operator names by id or by username (usernames are unique across the sandbox). */
+async function namedPlayer(prisma: PrismaClient, given: string): Promise<SandboxPlayer> {
+  const player = isUuid(given)
+    ? await findPlayer(prisma, given.toLowerCase())
+    : await findPlayerByUsername(prisma, given.toLowerCase());
+  if (!player)
+    throw new Refusal('PLAYER_NOT_FOUND', `no sandbox player has the ${isUuid(given) ? 'id' : 'username'} ${given}`);
+  return player;
+}
+
+export const showPlayerCommand: Command = {
+  name: 'show-player',
+  summary: 'Show one sandbox player: status, account, active consents',
+  details: `Prints the sandbox player with this username (in any case) or id: username, id, display name,
+status, when it was created, the developer account it belongs to (e-mail and id), and how many
+consents it holds that are active. Exit 65 when no player has it.`,
+  args: ['player'],
+  options: {},
+  async run({ args, env, io }) {
+    await withDatabase(adminConfig(env), async (prisma) => {
+      const player = await namedPlayer(prisma, args.player as string);
+      const account = await findAccount(prisma, player.accountId);
+      const consents = (await activeConsentsOfPlayer(prisma, player.id)).length;
+      io.out(
+        table(
+          ['player', player.username],
+          [
+            ['id', player.id],
+            ['name', player.displayName ?? '-'],
+            ['status', player.status],
+            ['created', time(player.createdAt)],
+            ['account', `${account?.email ?? '-'} (${player.accountId})`],
+            ['consents', `${consents} active`],
+          ],
+        ),
+      );
+    });
+  },
+};
