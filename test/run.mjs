@@ -76,6 +76,12 @@ const checks = [
     bin('redocly'),
     ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/console-api-1.0.0.yaml'],
   ],
+  // The admin API's document, likewise (served on the admin listener only).
+  [
+    'redocly (admin API document)',
+    bin('redocly'),
+    ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/admin-api-1.0.0.yaml'],
+  ],
 ];
 let failedChecks = 0;
 for (const [name, command, args] of runChecks ? checks : []) {

@@ -12,6 +12,9 @@ const entryPoints = {
   // The janitor is one of the admin commands (services/admin), run as a one-shot job.
   janitor: 'services/admin/src/main.ts',
   admin: 'services/admin/src/main.ts',
+  // The admin API (services/admin/src/serve.ts): a service, on its own listener; ADMIN_HOST stays
+  // loopback unless the deployment opens it (Kubernetes: behind a NetworkPolicy).
+  'admin-api': 'services/admin/src/serve.ts',
 };
 
 const usage = `usage: <image> <command> [arguments]
@@ -20,6 +23,7 @@ commands: ${Object.keys(entryPoints).join(', ')}
   migrate                           apply the database migrations to DATABASE_URL, then exit
   janitor [options]                 delete what has expired (admin janitor --help), then exit
   admin <command> ...               an operator command (admin help)
+  admin-api                         the operators' admin API (README → Operating: the admin API)
 `;
 
 const [command, ...rest] = process.argv.slice(2);

@@ -109,6 +109,7 @@ const tasks = {
   'docs:build': ['node', 'docs/build.ts'],
   sample: ['node', 'examples/sample-app/src/main.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
+  'admin:serve': ['node', 'services/admin/src/serve.ts'],
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/domain/scripts/seed-registry.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],

@@ -21,12 +21,13 @@ test('npm run topology prints its addresses, each answers through nginx, and Ctr
     api: /Public API\s+(\S+)/.exec(output)?.[1],
     player: /Player client\s+(\S+)/.exec(output)?.[1],
     console: /Console\s+(\S+)/.exec(output)?.[1],
+    admin: /Admin API\s+(\S+)/.exec(output)?.[1],
   };
   assert.equal(urls.api, `http://127.0.0.1:${port}/developer/v1`);
   assert.equal(urls.player, `http://127.0.0.2:${port + 1}`);
   assert.equal(urls.console, `http://127.0.0.3:${port + 2}`);
   const pids = [...output.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
-  assert.equal(pids.length, 9, 'nginx, 2 auth, 2 api, 2 workers, the console and the mock');
+  assert.equal(pids.length, 10, 'nginx, 2 auth, 2 api, 2 workers, the console, the mock and the admin API');
   const nginxWorkers = (/workers ([\d, ]+)\)/.exec(output)?.[1] ?? '').split(', ').map(Number);
   assert.ok(
     nginxWorkers.every((pid) => pid > 0 && alive(pid)),
@@ -36,6 +37,9 @@ test('npm run topology prints its addresses, each answers through nginx, and Ctr
   assert.equal((await fetch(`${urls.api}/.well-known/oauth-authorization-server`)).status, 200);
   assert.equal((await fetch(`${urls.player}/signin`)).status, 200);
   assert.equal((await fetch(`${urls.console}/signin`)).status, 200);
+  // The admin API on a loopback port of its own, beside the gateway.
+  assert.match(urls.admin ?? '', /^http:\/\/127\.0\.0\.1:\d+\/admin\/v1$/);
+  assert.equal((await fetch(`${urls.admin}/openapi.yaml`)).status, 200);
 
   const interrupted = performance.now();
   process.kill(-(started.child.pid as number), 'SIGINT'); // Ctrl-C reaches the terminal's process group

@@ -2,6 +2,7 @@
 // other one knows on the very next call (revocations, single use, webhook delivery).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { allowOverHttp, PlayerAgent } from '@devplat/test/connected-apps';
 import { assertProblem, call } from '@devplat/test/http';
@@ -88,6 +89,32 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
     const signIn = await fetch(`${topology.playerClient}/signin`);
     assert.equal(signIn.status, 200, 'the player client host reaches the player client');
     assert.match(await signIn.text(), /<form/);
+  });
+
+  test('the admin API runs beside the gateway on loopback; the gateway has no route to it', async () => {
+    const [admin] = topology.of('admin');
+    assert.ok(admin?.ports.admin, 'one admin process with a port of its own');
+    // Its own listener answers (its document, which needs no token), on 127.0.0.1.
+    const own = new URL(topology.urls['Admin API']);
+    assert.equal(own.hostname, '127.0.0.1');
+    assert.equal(own.port, String(admin.ports.admin));
+    const document = await fetch(`${own.href}/openapi.yaml`);
+    assert.equal(document.status, 200);
+    assert.match(await document.text(), /^openapi: 3\.1\.1\n/);
+    // nginx's configuration, as rendered for the topology, names neither of its ports.
+    const config = readFileSync(topology.gateway.configFile, 'utf8');
+    for (const port of [admin.ports.admin, admin.ports.management]) {
+      assert.doesNotMatch(config, new RegExp(`:${port}\\b`), `the gateway routes nothing to port ${port}`);
+    }
+    // And nothing the gateway serves is the admin API.
+    for (const origin of [new URL(topology.base).origin, topology.playerClient, topology.console]) {
+      for (const path of ['/admin/v1/openapi.yaml', '/admin/v1/accounts/nobody@developer.test']) {
+        const response = await fetch(`${origin}${path}`, { redirect: 'manual' });
+        const text = await response.text();
+        assert.ok(response.status === 404 || response.status === 302, `${origin}${path}: ${response.status}`);
+        assert.doesNotMatch(text, /openapi: |devplat-admin/, `${origin}${path}`);
+      }
+    }
   });
 
   test('with every replica of a service down, the gateway answers the contract’s 503 Problem, not an HTML page', async () => {

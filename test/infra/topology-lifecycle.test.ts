@@ -40,7 +40,7 @@ async function startCommand(): Promise<RunningTopology> {
   const output = started.output();
   const pgid = started.child.pid as number;
   const printed = [...output.matchAll(/pid (\d+)/g)].map((match) => Number(match[1]));
-  assert.equal(printed.length, 9, 'nginx, 2 auth, 2 api, 2 workers, the console and the mock');
+  assert.equal(printed.length, 10, 'nginx, 2 auth, 2 api, 2 workers, the console, the mock and the admin API');
   const workers = (/workers ([\d, ]+)\)/.exec(output)?.[1] ?? '').split(', ').map(Number);
   assert.ok(workers.length > 0 && workers.every((pid) => pid > 0), `nginx's workers are printed:\n${output}`);
   const group = processTable()

@@ -12,7 +12,8 @@ import { type SharedSecrets, startTopology } from './topology.ts';
 
 const usage = `usage: npm run topology -- [--port N]
   nginx on 127.0.0.1:N ({base_url}), 127.0.0.2:N+1 (player client), 127.0.0.3:N+2 (console);
-  2 auth, 2 api, 2 worker and 1 console process (and the contract mock) behind it.
+  2 auth, 2 api, 2 worker and 1 console process (and the contract mock) behind it; one admin
+  API process beside it on loopback, never behind nginx (operator tokens: .data/topology/admin-tokens).
   PostgreSQL: DATABASE_URL's server (default postgresql://postgres@127.0.0.1:5432/postgres),
   database TOPOLOGY_DATABASE (default devplat_topology). Redis: REDIS_URL's server (default
   redis://127.0.0.1:6379), index TOPOLOGY_REDIS_DB (default 1). Secrets: .data/topology/secrets.json.
@@ -66,6 +67,7 @@ try {
     secrets: topologySecrets(),
     // One directory per port: two topologies (on other ports) can run at once, as the tests do.
     runtimeDir: join(dataDir, `gateway-${port}`),
+    adminTokensFile: join(dataDir, 'admin-tokens'),
     gatewayPorts: { base: port, playerClient: port + 1, console: port + 2 },
     // A SIGTERM to the whole process group (a supervisor's) drains each process after this delay:
     // 1 s, not 5, keeps that stop within a few seconds. No one rolls these replicas.

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { describeExit } from './processes.ts';
 import type { Watchdog } from './watchdog.ts';
 
-export type ServiceName = 'auth' | 'api' | 'worker' | 'console' | 'mock';
+export type ServiceName = 'auth' | 'api' | 'worker' | 'console' | 'mock' | 'admin';
 
 const entryPoints: Record<ServiceName, string> = {
   auth: 'services/auth/src/main.ts',
@@ -13,6 +13,7 @@ const entryPoints: Record<ServiceName, string> = {
   worker: 'services/worker/src/main.ts',
   console: 'services/console/src/main.ts',
   mock: 'services/mock/src/main.ts',
+  admin: 'services/admin/src/serve.ts',
 };
 
 export const repoRoot = new URL('../../../', import.meta.url).pathname;
@@ -24,6 +25,8 @@ export interface ReplicaPorts {
   authInternal?: number;
   console?: number;
   mock?: number;
+  /** The admin API's listener (ADMIN_PORT), on loopback, never behind the gateway. */
+  admin?: number;
   management: number;
 }
 
@@ -66,6 +69,7 @@ function portEnv(ports: ReplicaPorts): Record<string, string> {
     authInternal: 'AUTH_INTERNAL_PORT',
     console: 'CONSOLE_PORT',
     mock: 'MOCK_PORT',
+    admin: 'ADMIN_PORT',
     management: 'MANAGEMENT_PORT',
   };
   return Object.fromEntries(

@@ -1,6 +1,7 @@
 // The split platform on one machine, as a deployment runs it: nginx in front of 2 auth, 2 api,
 // 2 worker and 1 console process (and the contract mock), each on ports of its own, on one
-// PostgreSQL database and one Redis index of their own, sharing their secrets.
+// PostgreSQL database and one Redis index of their own, sharing their secrets; and one admin API
+// process on loopback beside them, which the gateway never routes to.
 import { join } from 'node:path';
 import { replicaRestSeconds } from '../../gateway/render.ts';
 import type { RunningGateway } from './gateway.ts';
@@ -10,7 +11,7 @@ import { signal } from './processes.ts';
 import { type Replica, type ReplicaPorts, replica, type ServiceName } from './replica.ts';
 import { startWatchdog } from './watchdog.ts';
 
-export type ReplicaCounts = Record<Exclude<ServiceName, 'mock'>, number>;
+export type ReplicaCounts = Record<Exclude<ServiceName, 'mock' | 'admin'>, number>;
 
 export const defaultReplicas: ReplicaCounts = { auth: 2, api: 2, worker: 2, console: 1 };
 
@@ -33,6 +34,8 @@ export interface TopologyOptions {
   replicas?: Partial<ReplicaCounts>;
   /** TLS termination at the gateway (PEM files): every URL is then https. */
   tls?: { certificate: string; key: string } | null;
+  /** The admin API's operator tokens file (ADMIN_TOKENS_FILE; default: admin-tokens in runtimeDir). */
+  adminTokensFile?: string;
   /** Further settings for every process (LOG_LEVEL, SHUTDOWN_DELAY_MS, …). */
   env?: Record<string, string>;
   /** Every line a process or the gateway writes, prefixed with its name. */
@@ -40,8 +43,14 @@ export interface TopologyOptions {
 }
 
 export interface Topology {
-  /** What a person opens, by name, as `npm start` prints them. */
-  urls: { 'Public API': string; 'Player client': string; Console: string; 'Contract mock': string };
+  /** What a person opens, by name, as `npm start` prints them (the admin API on its own listener). */
+  urls: {
+    'Public API': string;
+    'Player client': string;
+    Console: string;
+    'Contract mock': string;
+    'Admin API': string;
+  };
   replicas: Replica[];
   /** The replicas of one service, in order. */
   of(service: ServiceName): Replica[];
@@ -69,7 +78,7 @@ export interface Topology {
 }
 
 /** Settings that steer one process of the caller's, never the topology's. */
-const notInherited = ['PORT', 'DATA_DIR', 'NODE_TEST_CONTEXT', 'MANAGEMENT_PORT', 'HOST'];
+const notInherited = ['PORT', 'DATA_DIR', 'NODE_TEST_CONTEXT', 'MANAGEMENT_PORT', 'HOST', 'ADMIN_PORT', 'ADMIN_HOST'];
 
 export async function startTopology(options: TopologyOptions): Promise<Topology> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -81,12 +90,14 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
   };
   const internalPort = await freePort();
   const mockPort = await freePort();
+  const adminPort = await freePort();
   const scheme = options.tls ? 'https' : 'http';
   const urls = {
     'Public API': `${scheme}://127.0.0.1:${gatewayPorts.base}/developer/v1`,
     'Player client': `${scheme}://127.0.0.2:${gatewayPorts.playerClient}`,
     Console: `${scheme}://127.0.0.3:${gatewayPorts.console}`,
     'Contract mock': `http://127.0.0.1:${mockPort}/developer/v1`,
+    'Admin API': `http://127.0.0.1:${adminPort}/admin/v1`,
   };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !notInherited.includes(name)));
   const env = {
@@ -105,6 +116,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     // Every listener on 127.0.0.1; the gateway connects from there and is the only proxy believed.
     HOST: '127.0.0.1',
     TRUSTED_PROXIES: '127.0.0.1',
+    ADMIN_TOKENS_FILE: options.adminTokensFile ?? join(options.runtimeDir, 'admin-tokens'),
   };
 
   const portsOf: Record<ServiceName, () => Promise<Omit<ReplicaPorts, 'management'>>> = {
@@ -113,6 +125,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     console: async () => ({ console: await freePort() }),
     worker: async () => ({}),
     mock: async () => ({ mock: mockPort }),
+    admin: async () => ({ admin: adminPort }),
   };
   const watchdog = startWatchdog();
   let stopping: Promise<void> | null = null;
@@ -126,8 +139,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     void stop().then(() => reportCrash(`${name} ${how}`));
   };
   const replicas: Replica[] = [];
-  for (const service of ['auth', 'api', 'worker', 'console', 'mock'] as const) {
-    const count = service === 'mock' ? 1 : counts[service];
+  for (const service of ['auth', 'api', 'worker', 'console', 'mock', 'admin'] as const) {
+    const count = service === 'mock' || service === 'admin' ? 1 : counts[service];
     for (let index = 1; index <= count; index++) {
       const ports = { ...(await portsOf[service]()), management: await freePort() };
       const name = `${service}-${index}`;

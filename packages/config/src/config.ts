@@ -1,5 +1,5 @@
 // Every setting of the platform, read from the environment and validated once at start.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,20 @@ export interface Config {
   secretSettings: SecretSettings;
   webhooks: WebhookSettings;
   signIn: SignInSettings;
+  admin: AdminSettings;
+}
+
+/** The operators' admin API: a listener of its own, never behind the gateway. */
+export interface AdminSettings {
+  /**
+   * ADMIN_HOST: the admin listener's address, loopback unless set. Apart from HOST on purpose: the
+   * image sets HOST=0.0.0.0, and the admin API must not follow it onto every interface unasked.
+   */
+  host: string;
+  /** ADMIN_PORT; 0 picks a free port (printed at start). */
+  port: number;
+  /** ADMIN_TOKENS_FILE, as an absolute path: the operator tokens; null serves no admin API. */
+  tokensFile: string | null;
 }
 
 export interface ListenerPorts {
@@ -79,8 +93,12 @@ export const defaultManagementPorts = {
   console: 9083,
   worker: 9084,
   mock: 9085,
+  admin: 9086,
 } as const;
 export type ServiceName = keyof typeof defaultManagementPorts;
+
+/** ADMIN_PORT when unset: beside the platform's 8080–8084, apart from every other default. */
+export const defaultAdminPort = 8086;
 
 /** Password-guessing throttle of player and console sign-in (per account; per address four times as many). */
 export interface SignInSettings {
@@ -383,6 +401,28 @@ export function validateSigningKeys(value: string): void {
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function adminSettings(env: Env): AdminSettings {
+  const host = read(env, 'ADMIN_HOST') ?? '127.0.0.1';
+  if (isIP(host) === 0) {
+    throw new ConfigError('ADMIN_HOST', `must be an IP address to listen on, such as 127.0.0.1 (got "${host}")`);
+  }
+  const file = read(env, 'ADMIN_TOKENS_FILE');
+  const tokensFile = file === null ? null : resolve(file);
+  // A file that does not exist yet is fine (no token works until it does); a directory is a slip.
+  if (tokensFile !== null && isDirectory(tokensFile)) {
+    throw new ConfigError('ADMIN_TOKENS_FILE', `names a directory, not a file (${tokensFile})`);
+  }
+  return { host, port: port(env, 'ADMIN_PORT', 0) ?? defaultAdminPort, tokensFile };
+}
+
 /** The port an http(s) URL reaches: its own, or its scheme's default (null for other schemes). */
 export function urlPort(url: URL): number | null {
   if (url.port !== '') return Number(url.port);
@@ -398,6 +438,7 @@ function listenerPorts(config: Config): number[] {
     ...Object.values(listeners),
     ...(config.port === null ? [] : [config.port]),
     ...(management === null ? Object.values(defaultManagementPorts) : management === 0 ? [] : [management]),
+    ...(config.admin.port === 0 ? [] : [config.admin.port]),
   ];
   return [...new Set(ports)];
 }
@@ -476,6 +517,7 @@ export function loadConfig(env: Env = process.env, { requireSharedSecrets = true
       attempts: integer(env, 'SIGN_IN_ATTEMPTS', 5, 1, 100),
       lockSeconds: integer(env, 'SIGN_IN_LOCK_SECONDS', 30, 1, 3600),
     },
+    admin: adminSettings(env),
   };
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');

@@ -1,7 +1,8 @@
 // The contract as OpenAPI 3.1.1 documents, and a validator that checks a real response against
 // them: status documented for the operation, content type, body schema and required headers. The
-// developer console's JSON API has a document of its own (console-api-*.yaml), checked likewise by
-// ConsoleApiValidator, and more strictly (the method, the Allow of a 405, a Problem's own members).
+// developer console's JSON API and the operators' admin API have documents of their own
+// (console-api-*.yaml, admin-api-*.yaml), checked likewise by ConsoleApiValidator and
+// AdminApiValidator, and more strictly (the method, the Allow of a 405, a Problem's own members).
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -202,23 +203,22 @@ const mediaTypeOf = (value: string | null | undefined) => (value ?? '').split(';
 const isJson = (mediaType: string) => mediaType === 'application/json' || mediaType.endsWith('+json');
 
 /**
- * Checks the console API's answers against its document, strictly: the path must be one of the
- * document's (any other answers the document's 404 or 503 Problem); a method the path has must
- * answer a status its operation declares, and never 405; a method it lacks must answer 405 with
- * Allow naming exactly the path's methods (a path whose operations declare no 405, such as the
- * production-credentials paths, answers every method alike); then the declared headers, the
- * content type, the body against the schema (each Server-Sent Event's data too), and for a Problem
- * its request_id (the X-Request-ID) and instance (the request path).
+ * Checks the answers of one of our own JSON APIs (the console's, the admin's) against its document,
+ * strictly: the path must be one of the document's (any other answers the document's 404 or 503
+ * Problem); a method the path has must answer a status its operation declares, and never 405; a
+ * method it lacks must answer 405 with Allow naming exactly the path's methods (a path whose
+ * operations declare no 405, such as the console's production-credentials paths, answers every
+ * method alike); then the declared headers, the content type, the body against the schema (each
+ * Server-Sent Event's data too), and for a Problem its request_id (the X-Request-ID) and instance
+ * (the request path).
  */
-export class ConsoleApiValidator extends OpenApiDocumentValidator {
-  readonly version: ConsoleApiVersion;
+export class StrictApiValidator extends OpenApiDocumentValidator {
   /** The path of the server URL, e.g. /api: what a Problem's instance starts with. */
   private readonly basePath: string;
   private readonly templates: { template: string; pattern: RegExp }[];
 
-  constructor(version: ConsoleApiVersion = '1.0.0') {
-    super(loadConsoleApiDocument(version));
-    this.version = version;
+  constructor(document: Json) {
+    super(document);
     const server = (this.document.servers as { url: string; variables: Record<string, { default: string }> }[])[0];
     const url = server?.url.replace(/\{(\w+)\}/g, (_, name: string) => server.variables[name]?.default ?? '') ?? '';
     this.basePath = new URL(url).pathname.replace(/\/$/, '');
@@ -254,7 +254,7 @@ export class ConsoleApiValidator extends OpenApiDocumentValidator {
     const where = `${response.method} ${response.path} → ${response.status}`;
     const template = this.pathTemplate(response.path);
     if (!template) {
-      // An unknown path: 404 NOT_FOUND, or 503 FEATURE_DISABLED while the console is switched off.
+      // An unknown path: 404 NOT_FOUND, or 503 (the console switched off, say), as the document says.
       const { responses } = this.document.components as { responses: Record<string, ResponseObject> };
       const answers: Record<number, ResponseObject | undefined> = {
         404: responses.NotFound,
@@ -381,5 +381,36 @@ export class ConsoleApiValidator extends OpenApiDocumentValidator {
       errors.push(...this.checkValue(schema, value).map((e) => `${where}: event data${e}`));
     }
     return errors;
+  }
+}
+
+/** The console API's answers against console-api-*.yaml (StrictApiValidator's rules). */
+export class ConsoleApiValidator extends StrictApiValidator {
+  readonly version: ConsoleApiVersion;
+
+  constructor(version: ConsoleApiVersion = '1.0.0') {
+    super(loadConsoleApiDocument(version));
+    this.version = version;
+  }
+}
+
+export const adminApiVersions = ['1.0.0'] as const;
+export type AdminApiVersion = (typeof adminApiVersions)[number];
+
+export function adminApiDocumentPath(version: AdminApiVersion = '1.0.0'): string {
+  return new URL(`../openapi/admin-api-${version}.yaml`, import.meta.url).pathname;
+}
+
+export function loadAdminApiDocument(version: AdminApiVersion = '1.0.0'): Json {
+  return parse(readFileSync(adminApiDocumentPath(version), 'utf8')) as Json;
+}
+
+/** The admin API's answers against admin-api-*.yaml (StrictApiValidator's rules). */
+export class AdminApiValidator extends StrictApiValidator {
+  readonly version: AdminApiVersion;
+
+  constructor(version: AdminApiVersion = '1.0.0') {
+    super(loadAdminApiDocument(version));
+    this.version = version;
   }
 }

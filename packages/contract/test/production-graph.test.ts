@@ -55,7 +55,11 @@ function importGraph(entry: string): Graph {
   return { files: new Set([...seen].map((file) => relative(repoRoot, file))), imports };
 }
 
-const entries = readdirSync(resolve(repoRoot, 'services')).map((service) => `services/${service}/src/main.ts`);
+// Every service's entry point, and the admin API's (services/admin/src/serve.ts) beside its command.
+const entries = [
+  ...readdirSync(resolve(repoRoot, 'services')).map((service) => `services/${service}/src/main.ts`),
+  'services/admin/src/serve.ts',
+];
 
 describe('the production import graph', () => {
   test('the walk sees the OpenAPI entry import ajv and yaml, and a service reach the catalogue', () => {

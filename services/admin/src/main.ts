@@ -12,6 +12,7 @@ import { suspendAppCommand, unsuspendAppCommand } from './apps.ts';
 import { auditCommand } from './audit.ts';
 import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
 import { endAppConsentsCommand, endConsentCommand, endPlayerConsentsCommand } from './consents.ts';
+import { createTokenCommand } from './create-token.ts';
 import { generateSigningKeyCommand } from './generate-signing-key.ts';
 import { commandHelp, generalHelp, suggestion, usageLine } from './help.ts';
 import { janitorCommand } from './janitor.ts';
@@ -23,6 +24,7 @@ import { rotationProcedureCommand } from './rotation-procedure.ts';
 const commands: readonly Command[] = [
   generateSigningKeyCommand,
   rotationProcedureCommand,
+  createTokenCommand,
   janitorCommand,
   auditCommand,
   findAccountsCommand,

@@ -19,6 +19,7 @@ const entryPoint = 'services/admin/src/main.ts';
 const commandNames = [
   'generate-signing-key',
   'rotation-procedure',
+  'create-token',
   'janitor',
   'audit',
   'find-accounts',

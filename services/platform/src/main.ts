@@ -19,6 +19,7 @@ try {
   process.exit(1);
 }
 const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(14)} ${url}`);
+if (config.admin.tokensFile === null) lines.push(`  ${'Admin API'.padEnd(14)} off: set ADMIN_TOKENS_FILE to serve it`);
 process.stdout.write(
   `Developer Platform is ready in ${Math.round(performance.now() - started)} ms ` +
     `(${config.environment}, ${platform.database.kind}${config.databaseUrl ? '' : ` in ${config.dataDir}`}):\n` +

@@ -1,6 +1,7 @@
 // The whole platform in one process on embedded defaults: the newcomer's `npm start`.
 // It composes the services' own builders; production runs them split (see infra/).
 import type { IncomingMessage, RequestListener } from 'node:http';
+import { openAdminListener } from '@devplat/admin/api';
 import {
   buildApiApp,
   createStatusSource,
@@ -97,6 +98,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   const secrets = resolveSecrets(config);
   const keys = remoteKeys(config, tracing.fetch);
   let service: RunningService;
+  let adminUrl: string | null = null;
   try {
     const api = buildApiApp({
       config,
@@ -155,6 +157,22 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       tracing,
     });
     await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console, pageSites.console);
+    // The operators' admin API on ADMIN_HOST:ADMIN_PORT (loopback), only where ADMIN_TOKENS_FILE is
+    // set: without it no token could work, and every platform (each test's) would take the one port.
+    if (config.admin.tokensFile !== null) {
+      const admin = await openAdminListener({
+        config,
+        tokensFile: config.admin.tokensFile,
+        prisma: database.prisma,
+        store,
+        logger: loggerFor('admin'),
+        metrics,
+        tracing,
+      });
+      listeners.push(admin.listener);
+      closers.unshift(admin.closer);
+      adminUrl = admin.url;
+    }
     service = await openService({
       name: 'platform',
       config,
@@ -176,6 +194,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       Console: origin('console'),
       'Internal JWKS': `${origin('internal')}/jwks.json`,
       'Contract mock': `${origin('mock')}${config.mockBaseUrl.pathname}`,
+      ...(adminUrl && { 'Admin API': adminUrl }),
       Management: service.managementServer.origin,
     },
     database,

@@ -32,6 +32,7 @@ import { freePort, repoRoot, type StartedProcess, startProcess } from '@devplat/
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import pg from 'pg';
 import { request } from 'undici';
+import { operatorToken } from '../../../services/admin/src/create-token.ts';
 
 /** The environment the image itself sets (its last ENV instruction), under the manifest's. */
 function imageEnv(): Record<string, string> {
@@ -72,7 +73,7 @@ interface Pod {
 
 /**
  * The process environment of a workload: the image's, then the manifest's, with only what a
- * machine without a cluster needs rewritten: HOST to 127.0.0.1, each declared container port to a
+ * machine without a cluster needs rewritten: HOST (and ADMIN_HOST) to 127.0.0.1, each declared container port to a
  * free local one, the Service in AUTH_INTERNAL_URL to the auth process, secret files to a temp
  * dir holding the test's real values, and a fresh REDIS_KEY_PREFIX.
  */
@@ -90,8 +91,9 @@ async function podFor(
     ...Object.fromEntries(manifestEnv),
   };
   env.HOST = '127.0.0.1';
+  if (env.ADMIN_HOST !== undefined) env.ADMIN_HOST = '127.0.0.1';
   if (env.REDIS_KEY_PREFIX !== undefined) env.REDIS_KEY_PREFIX = context.prefix;
-  for (const setting of portSettings) {
+  for (const setting of [...portSettings, 'ADMIN_PORT']) {
     if (env[setting] === undefined) continue;
     const local = ports.get(Number(env[setting]));
     assert.ok(local, `${w.name}: ${setting}=${env[setting]} is not a declared container port`);
@@ -151,9 +153,16 @@ describe('Kubernetes manifests against the code', { skip }, () => {
         await database.drop();
       });
       const pods = new Map<string, Pod>();
+      // An operator token and the tokens file line that admits it, as admin create-token makes them.
+      const operator = operatorToken('ops-k8s', 'read');
       const context = {
         dir,
-        values: { ...sharedSecrets, DATABASE_URL: database.url, REDIS_URL: redisUrl as string },
+        values: {
+          ...sharedSecrets,
+          DATABASE_URL: database.url,
+          REDIS_URL: redisUrl as string,
+          ADMIN_TOKENS: `# operators\n${operator.line}\n`,
+        },
         prefix: `devplat-test:k8s:${randomUUID()}:`,
         pods,
       };
@@ -191,7 +200,9 @@ describe('Kubernetes manifests against the code', { skip }, () => {
       running.push(...(await Promise.all(services.filter((w) => w.name !== 'auth').map(start))));
       assert.deepEqual(
         running.map((r) => r.pod.workload.name).sort(),
-        overlay === 'production' ? ['api', 'auth', 'worker'] : ['api', 'auth', 'console', 'worker'],
+        overlay === 'production'
+          ? ['admin-api', 'api', 'auth', 'worker']
+          : ['admin-api', 'api', 'auth', 'console', 'worker'],
       );
 
       for (const { pod, child } of running) {
@@ -280,6 +291,15 @@ describe('Kubernetes manifests against the code', { skip }, () => {
         assert.equal(consolePage.status, 200, `${overlay}: the console's sign-in page on its host`);
         assert.match(consolePage.body, /<title>Sign in · Developer console<\/title>/);
       }
+
+      // The admin API through its ClusterIP Service (no Ingress has it), with the mounted tokens file.
+      const adminService = serviceTarget(objects, 'admin-api', { name: 'admin' });
+      const adminUrl = `http://127.0.0.1:${pods.get('admin-api')?.ports.get(adminService.containerPort.number)}`;
+      const path = '/admin/v1/accounts/nobody@example.test';
+      const refused = await get(`${adminUrl}${path}`);
+      assert.deepEqual([refused.status, JSON.parse(refused.body).code], [401, 'INVALID_TOKEN'], overlay);
+      const asked = await get(`${adminUrl}${path}`, { authorization: `Bearer ${operator.token}` });
+      assert.deepEqual([asked.status, JSON.parse(asked.body).code], [404, 'NOT_FOUND'], `${overlay}: ${asked.body}`);
 
       const janitor = await oneShot('janitor');
       assert.match(janitor, /^revoked-tokens: \d+ deleted/m, `${overlay}: the janitor's run:\n${janitor}`);

@@ -61,7 +61,8 @@ const tracingSource = sourceDir('packages/tracing/src');
 const adminSource = sourceDir('services/admin/src');
 
 function readByCode(name: string, sources: string[]): boolean {
-  if (name.endsWith('_FILE')) {
+  // NAME_FILE of a secret setting (readSecret); ADMIN_TOKENS_FILE is a path setting of its own.
+  if (name.endsWith('_FILE') && !sources.some((text) => text.includes(`'${name}'`))) {
     const setting = name.slice(0, -'_FILE'.length);
     return (
       /`\$\{name\}_FILE`/.test(configSource) &&
@@ -175,11 +176,15 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       'sandbox api': ['DATABASE_URL'],
       'sandbox console': ['DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'sandbox worker': ['DATABASE_URL'],
+      // The admin API: no key at all; Redis to tell every app cache of a suspension; the
+      // operators' token hashes.
+      'sandbox admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'REDIS_URL'],
       'sandbox migrate': ['DATABASE_URL'],
       'sandbox janitor': ['DATABASE_URL'],
       'production auth': all,
       'production api': ['DATABASE_URL'],
       'production worker': ['DATABASE_URL'],
+      'production admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'REDIS_URL'],
       'production migrate': ['DATABASE_URL'],
       'production janitor': ['DATABASE_URL'],
     });

@@ -29,7 +29,7 @@ import {
 describe('Kubernetes manifests (infra/kubernetes)', () => {
   const objectsOf = renderedOverlays();
 
-  test('the Ingresses route like the gateway, with TLS, and never to the internal JWKS or a management port', () => {
+  test('the Ingresses route like the gateway, with TLS, and never to the internal JWKS, a management port or the admin API', () => {
     for (const overlay of overlays) {
       const objects = objectsOf(overlay);
       const env = containerEnv(objects, workload(objects, 'auth').container);
@@ -101,7 +101,11 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       });
       assert.equal(internal.service.metadata?.name, 'auth-internal');
       assert.equal(String(internal.containerPort.number), env.get('AUTH_INTERNAL_PORT'));
-      assert.ok(![...routes.values()].some((paths) => paths.some((p) => /:(internal|management)$/.test(p))), overlay);
+      // Never the internal JWKS, a management port or the admin API.
+      assert.ok(
+        ![...routes.values()].some((paths) => paths.some((p) => /:(internal|management|admin)$/.test(p))),
+        overlay,
+      );
     }
   });
 

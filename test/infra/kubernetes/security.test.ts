@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
+  containerEnv,
   deployments,
   kubernetesDir,
   ofKind,
@@ -18,12 +19,13 @@ import {
 } from '@devplat/test/kubernetes';
 import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import type { IService } from 'kubernetes-models/v1/Service';
 import { parseAllDocuments } from 'yaml';
 
 /** The commands the image's entry point knows (its entryPoints table). */
 const imageCommands = [
   ...(/const entryPoints = \{([^}]*)\}/.exec(source('infra/container/service.mjs'))?.[1] ?? '').matchAll(
-    /^\s+(\w+):/gm,
+    /^\s+'?([\w-]+)'?:/gm,
   ),
 ].map((match) => match[1]);
 
@@ -44,8 +46,8 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       assert.deepEqual(
         all.map((w) => w.name).sort(),
         overlay === 'production'
-          ? ['api', 'auth', 'janitor', 'migrate', 'worker']
-          : ['api', 'auth', 'console', 'janitor', 'migrate', 'worker'],
+          ? ['admin-api', 'api', 'auth', 'janitor', 'migrate', 'worker']
+          : ['admin-api', 'api', 'auth', 'console', 'janitor', 'migrate', 'worker'],
       );
       for (const { name, spec, container } of all) {
         const where = `${overlay}: ${name}`;
@@ -84,7 +86,7 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
     }
   });
 
-  test('NetworkPolicies deny ingress by default; only the ingress controller reaches public ports, api pods the internal JWKS, monitoring the management ports', () => {
+  test('NetworkPolicies deny ingress by default; only the ingress controller reaches public ports, api pods the internal JWKS, operator pods the admin API, monitoring the management ports', () => {
     for (const overlay of overlays) {
       const objects = objectsOf(overlay);
       const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy');
@@ -118,7 +120,10 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
             const peers = rule.from.map((peer) => {
               assert.equal(peer.ipBlock, undefined, `${overlay}: ${policy.metadata?.name}: no ipBlock peers`);
               const namespace = peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'];
-              const pod = peer.podSelector?.matchLabels?.['app.kubernetes.io/name'];
+              // Pods by name (`pods api`), or by another label (`pods devplat.io/operator-access=true`).
+              const pod = Object.entries(peer.podSelector?.matchLabels ?? {})
+                .map(([key, value]) => (key === 'app.kubernetes.io/name' ? value : `${key}=${value}`))
+                .join(',');
               assert.ok(namespace || pod, `${overlay}: ${policy.metadata?.name}: a peer names a namespace or pods`);
               return namespace ? `namespace ${namespace}` : `pods ${pod}`;
             });
@@ -140,10 +145,53 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
               ? ['namespace monitoring']
               : name === 'internal'
                 ? ['pods api']
-                : [];
+                : name === 'admin'
+                  ? ['pods devplat.io/operator-access=true']
+                  : [];
           assert.deepEqual(admitted.get(name) ?? [], expected, `${overlay}: who reaches ${w.name}'s port ${name}`);
         }
       }
+    }
+  });
+
+  test('the admin API: its own Deployment on loopback elsewhere, a ClusterIP Service no Ingress routes to, and a NetworkPolicy that admits operator pods alone', () => {
+    for (const overlay of overlays) {
+      const objects = objectsOf(overlay);
+      const admin = deployments(objects).find((w) => w.name === 'admin-api');
+      assert.ok(admin, `${overlay}: an admin-api Deployment`);
+      const port = admin.container.ports?.find((p) => p.name === 'admin');
+      assert.ok(port, `${overlay}: admin-api declares its admin port`);
+      const env = containerEnv(objects, admin.container);
+      assert.equal(env.get('ADMIN_PORT'), String(port.containerPort), `${overlay}: ADMIN_PORT is the admin port`);
+      // Opened on the pod's interfaces only here, behind the policy below; no other pod sets it.
+      assert.equal(env.get('ADMIN_HOST'), '0.0.0.0');
+      for (const w of workloads(objects).filter((each) => each.name !== 'admin-api')) {
+        assert.equal(containerEnv(objects, w.container).get('ADMIN_HOST'), undefined, `${overlay}: ${w.name}`);
+      }
+      const services = ofKind<IService>(objects, 'Service').filter((s) =>
+        s.spec?.ports?.some(
+          (p) => serviceTarget(objects, s.metadata?.name ?? '', { name: p.name }).containerPort.name === 'admin',
+        ),
+      );
+      assert.deepEqual(
+        services.map((s) => [s.metadata?.name, s.spec?.type ?? 'ClusterIP']),
+        [['admin-api', 'ClusterIP']],
+        overlay,
+      );
+      const backends = ofKind<IIngress>(objects, 'Ingress').flatMap((i) =>
+        (i.spec?.rules ?? []).flatMap((r) => (r.http?.paths ?? []).map((p) => p.backend.service?.name)),
+      );
+      assert.ok(!backends.includes('admin-api'), `${overlay}: no Ingress routes to the admin API`);
+      const policies = ofKind<INetworkPolicy>(objects, 'NetworkPolicy').filter(
+        (p) =>
+          selects(p.spec?.podSelector?.matchLabels, admin.labels) &&
+          p.spec?.ingress?.some((rule) => rule.ports?.some((each) => each.port === 'admin')),
+      );
+      assert.deepEqual(
+        policies.map((p) => [p.metadata?.name, p.spec?.ingress?.map((rule) => rule.from)]),
+        [['admin-api-operators', [[{ podSelector: { matchLabels: { 'devplat.io/operator-access': 'true' } } }]]]],
+        overlay,
+      );
     }
   });
 });

@@ -52,7 +52,7 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
         assert.equal(probePort(objects, w, w.container.startupProbe, 'startupProbe').path, '/livez', where);
         const env = containerEnv(objects, w.container);
         const declared = new Set((w.container.ports ?? []).map((p) => String(p.containerPort)));
-        for (const setting of portSettings) {
+        for (const setting of [...portSettings, 'ADMIN_PORT']) {
           const value = env.get(setting);
           if (value !== undefined)
             assert.ok(declared.has(value), `${where}: ${setting}=${value} is a declared container port`);

@@ -1,0 +1,14 @@
+// Opaque bearer keys the platform hands to people (operator tokens now, developers' API keys
+// later): made with a prefix a secret scanner recognises, kept only as a hash, matched in constant
+// time; and the operator tokens file that lists the hashes an admin listener accepts.
+export { type KeyShape, keyHash, keyShape, matchKey, newKey } from './keys.ts';
+export {
+  type OperatorRole,
+  type OperatorToken,
+  operatorNamePattern,
+  operatorRoles,
+  operatorTokenPrefix,
+  parseTokensFile,
+  type TokensFileProblem,
+} from './tokens-file.ts';
+export { type TokensFileLog, type WatchedTokens, watchTokensFile } from './watch.ts';

@@ -1,0 +1,52 @@
+// The admin API's developer accounts: show one, suspend it, reactivate it. The accounts room
+// (@devplat/domain/accounts) makes each change with its audit record, only when something changed,
+// and tells every process's app directory; a second call answers `changed: false`.
+import type { Account } from '@devplat/db';
+import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { appCountOfAccount } from '@devplat/domain/apps';
+import { refuse } from '@devplat/domain/refusal';
+import type { Context } from 'koa';
+import { pathText, readReason } from './request.ts';
+import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+
+async function accountAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<Account> {
+  // The console keeps e-mails in lower case.
+  const email = pathText(ctx, 'email', 'e-mail', 320).toLowerCase();
+  return (
+    (await findAccountByEmail(prisma, email)) ??
+    refuse('ACCOUNT_NOT_FOUND', `No developer account has the e-mail ${email}.`)
+  );
+}
+
+async function accountView(prisma: AdminRoutes['prisma'], account: Account) {
+  return {
+    id: account.id,
+    email: account.email,
+    display_name: account.displayName,
+    kind: account.kind,
+    status: account.status,
+    suspended_at: account.suspendedAt?.toISOString() ?? null,
+    created_at: account.createdAt.toISOString(),
+    apps: await appCountOfAccount(prisma, account.id),
+  };
+}
+
+export function accountRoutes({ prisma, directory, guarded }: AdminRoutes): void {
+  guarded('/accounts/:email', {
+    GET: async (ctx) => answer(ctx, 200, await accountView(prisma, await accountAt(prisma, ctx))),
+  });
+  for (const [verb, change] of [
+    ['suspend', suspendAccount],
+    ['reactivate', reactivateAccount],
+  ] as const) {
+    guarded(`/accounts/:email/${verb}`, {
+      POST: async (ctx) => {
+        const reason = await readReason(ctx);
+        const account = await accountAt(prisma, ctx);
+        const changed = await change(prisma, directory, operatorOf(ctx), account, { reason });
+        const now = changed ? await accountAt(prisma, ctx) : account;
+        answer(ctx, 200, { account: await accountView(prisma, now), changed });
+      },
+    });
+  }
+}

@@ -1,0 +1,44 @@
+// The admin API: JSON over HTTP under /admin/v1 on a listener of its own (ADMIN_HOST:ADMIN_PORT),
+// never behind the gateway, for operators holding a token of the operator tokens file. Built on
+// the platform's JSON API stack (apiApp: Problems, 404, 405 with Allow, the body limit, one log
+// line per request, which names the operator). Each resource is a module of its own, listed here.
+import type { AppDirectory } from '@devplat/apps';
+import type { PrismaClient } from '@devplat/db';
+import { apiApp, type Logger, requestObserver } from '@devplat/http';
+import type { WatchedTokens } from '@devplat/keys';
+import type { Metrics } from '@devplat/metrics';
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { accountRoutes } from './accounts.ts';
+import { authenticate } from './authenticate.ts';
+import { documentRoutes } from './document.ts';
+import { type FailedAttempts, failedAttempts } from './failures.ts';
+import { operatorLogger } from './operator-log.ts';
+import { playerRoutes } from './players.ts';
+import { refusalsAsProblems } from './refusals.ts';
+import { bodyLimit } from './request.ts';
+import { type AdminResource, adminRoutes } from './routes.ts';
+
+export const adminApiPath = '/admin/v1';
+
+const resources: AdminResource[] = [documentRoutes, accountRoutes, playerRoutes];
+
+export interface AdminApiDependencies {
+  prisma: PrismaClient;
+  directory: AppDirectory;
+  tokens: WatchedTokens;
+  logger: Logger;
+  metrics?: Metrics;
+  /** How failed authentications are slowed (failures.ts's defaults unless given). */
+  failures?: FailedAttempts;
+}
+
+export function buildAdminApi({ prisma, directory, tokens, logger, metrics, failures }: AdminApiDependencies): Koa {
+  const log = operatorLogger(logger);
+  const router = new Router({ prefix: adminApiPath, strict: true, sensitive: true });
+  const guard = authenticate(tokens, failures ?? failedAttempts(), log);
+  const routes = adminRoutes(router, guard, { prisma, directory });
+  for (const resource of resources) resource(routes);
+  const observe = metrics && requestObserver(metrics, 'admin-api');
+  return apiApp({ logger: log, maxBodyBytes: bodyLimit, observe }, refusalsAsProblems, router);
+}

@@ -1,0 +1,53 @@
+// The admin API's sandbox players (usernames are unique across the sandbox): show one, disable it,
+// enable it. The players room makes each change with its audit record, only when something
+// changed; nothing caches a player's status, so the change holds from the very next call.
+import type { SandboxPlayer } from '@devplat/db';
+import { findAccount } from '@devplat/domain/accounts';
+import { disablePlayer, enablePlayer, findPlayerByUsername } from '@devplat/domain/players';
+import { refuse } from '@devplat/domain/refusal';
+import type { Context } from 'koa';
+import { pathText, readReason } from './request.ts';
+import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+
+async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> {
+  const username = pathText(ctx, 'username', 'username', 100);
+  return (
+    (await findPlayerByUsername(prisma, username)) ??
+    refuse('PLAYER_NOT_FOUND', `No sandbox player has the username ${username}.`)
+  );
+}
+
+async function playerView(prisma: AdminRoutes['prisma'], player: SandboxPlayer) {
+  const account = await findAccount(prisma, player.accountId);
+  return {
+    id: player.id,
+    username: player.username,
+    display_name: player.displayName,
+    status: player.status,
+    account: { id: player.accountId, email: account?.email ?? null },
+    created_at: player.createdAt.toISOString(),
+  };
+}
+
+export function playerRoutes({ prisma, guarded }: AdminRoutes): void {
+  guarded('/players/:username', {
+    GET: async (ctx) => answer(ctx, 200, await playerView(prisma, await playerAt(prisma, ctx))),
+  });
+  for (const [verb, change] of [
+    ['disable', disablePlayer],
+    ['enable', enablePlayer],
+  ] as const) {
+    guarded(`/players/:username/${verb}`, {
+      POST: async (ctx) => {
+        const reason = await readReason(ctx);
+        const found = await playerAt(prisma, ctx);
+        const view = await playerView(prisma, found);
+        const { player, changed } = await change(prisma, operatorOf(ctx), found, {
+          account_email: view.account.email,
+          reason,
+        });
+        answer(ctx, 200, { player: { ...view, status: player.status }, changed });
+      },
+    });
+  }
+}

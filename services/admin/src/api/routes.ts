@@ -1,0 +1,52 @@
+// What every admin API route module is given: the stores it works on and the two ways to register
+// an operation. Each resource is one small module (accounts.ts, players.ts, …) that registers its
+// paths here; app.ts lists them.
+import type { AppDirectory } from '@devplat/apps';
+import type { PrismaClient } from '@devplat/db';
+import { type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { queryOnly } from './request.ts';
+
+export interface AdminRoutes {
+  prisma: PrismaClient;
+  /** Told of every change to an app or an account, so every process's app cache hears of it. */
+  directory: AppDirectory;
+  /**
+   * An operation behind an operator token: GET (and HEAD) for any token, every other method for a
+   * write token; `query` names the query parameters it takes (none by default).
+   */
+  guarded(path: string, handlers: OperationHandlers, options?: { query?: readonly string[] }): void;
+  /** An operation anyone who reaches the listener may call: the API's own description. */
+  open(path: string, handlers: OperationHandlers): void;
+}
+
+export type AdminResource = (routes: AdminRoutes) => void;
+
+export function adminRoutes(
+  router: Router,
+  guard: Middleware,
+  stores: Pick<AdminRoutes, 'prisma' | 'directory'>,
+): AdminRoutes {
+  return {
+    ...stores,
+    guarded(path, handlers, { query = [] } = {}) {
+      const checked: OperationHandlers = {};
+      for (const [method, handler] of Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]) {
+        checked[method] = [queryOnly(query), ...[handler].flat()];
+      }
+      operation(router, path, checked, guard);
+    },
+    open(path, handlers) {
+      operation(router, path, handlers);
+    },
+  };
+}
+
+/** The operator of a guarded request. */
+export const operatorOf = (ctx: Context) => ({ operator: ctx.state.operator!.name });
+
+export const answer = (ctx: Context, status: number, body: unknown) => {
+  ctx.status = status;
+  ctx.body = body;
+};
