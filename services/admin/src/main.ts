@@ -8,6 +8,7 @@ import { Refusal } from '@devplat/domain/refusal';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { findAccountsCommand, showAccountCommand } from './account-directory.ts';
 import { reactivateAccountCommand, suspendAccountCommand } from './accounts.ts';
+import { findAppsCommand, showAppCommand } from './app-directory.ts';
 import { suspendAppCommand, unsuspendAppCommand } from './apps.ts';
 import { auditCommand } from './audit.ts';
 import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
@@ -35,6 +36,8 @@ const commands: readonly Command[] = [
   showPlayerCommand,
   disablePlayerCommand,
   enablePlayerCommand,
+  findAppsCommand,
+  showAppCommand,
   suspendAppCommand,
   unsuspendAppCommand,
   endConsentCommand,

@@ -30,6 +30,8 @@ const commandNames = [
   'show-player',
   'disable-player',
   'enable-player',
+  'find-apps',
+  'show-app',
   'suspend-app',
   'unsuspend-app',
   'end-consent',

@@ -1,4 +1,5 @@
-// The operator's reading commands (audit, find-accounts, show-account, find-players, show-player),
+// The operator's reading commands (audit, find-accounts, show-account, find-apps, show-app,
+// find-players, show-player),
 // run as main.ts runs them (an invocation, an io) against a real PostgreSQL of their own.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -9,13 +10,22 @@ import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { createPlayer } from '@devplat/test/players';
 import { findAccountsCommand, showAccountCommand } from '../src/account-directory.ts';
+import { findAppsCommand, showAppCommand } from '../src/app-directory.ts';
 import { auditCommand } from '../src/audit.ts';
 import { AdminError, type Command } from '../src/command.ts';
 import { commandHelp } from '../src/help.ts';
 import { findPlayersCommand, showPlayerCommand } from '../src/player-directory.ts';
 
 const needsPostgres = { skip: realPostgresUrl ? false : 'needs DATABASE_URL (a real PostgreSQL)' };
-const commands = [auditCommand, findAccountsCommand, showAccountCommand, findPlayersCommand, showPlayerCommand];
+const commands = [
+  auditCommand,
+  findAccountsCommand,
+  showAccountCommand,
+  findAppsCommand,
+  showAppCommand,
+  findPlayersCommand,
+  showPlayerCommand,
+];
 
 interface Ran {
   out: string;
@@ -322,6 +332,75 @@ describe('with a database', needsPostgres, () => {
       await assert.rejects(
         run(showPlayerCommand, {}, { player: 'no-such-player' }),
         refused('PLAYER_NOT_FOUND', /no sandbox player has the username no-such-player/),
+      );
+    });
+  });
+
+  describe('apps', () => {
+    let first: { app: { id: string; clientId: string }; developer: { email: string } };
+    let second: { app: { id: string; clientId: string } };
+
+    before(async () => {
+      first = await createTestApp(prisma);
+      second = await createTestApp(prisma);
+      await prisma.app.update({ where: { id: first.app.id }, data: { name: 'Quest_Board' } });
+      await prisma.app.update({ where: { id: second.app.id }, data: { name: 'QuestXBoard', status: 'suspended' } });
+    });
+
+    test('find-apps: by client id in any case, by developer e-mail, by name prefix literally, by status', async () => {
+      const byId = await run(findAppsCommand, { 'client-id': first.app.clientId.toUpperCase() });
+      assert.deepEqual(
+        lines(byId.out)
+          .slice(1, -1)
+          .map((row) => row.split(/\s+/)[1]),
+        [first.app.clientId],
+      );
+      const byEmail = await run(findAppsCommand, { email: first.developer.email.toUpperCase() });
+      assert.match(byEmail.out, new RegExp(first.app.clientId));
+      assert.doesNotMatch(byEmail.out, new RegExp(second.app.clientId));
+      // _ is a letter here, not LIKE's any-character: "quest_" finds Quest_Board alone.
+      const byName = await run(findAppsCommand, { name: 'quest_' });
+      assert.match(byName.out, new RegExp(first.app.clientId));
+      assert.doesNotMatch(byName.out, new RegExp(second.app.clientId));
+      const suspended = await run(findAppsCommand, { status: 'suspended', name: 'quest' });
+      assert.match(suspended.out, new RegExp(`${second.app.clientId}\\s+suspended\\s+QuestXBoard`));
+      assert.doesNotMatch(suspended.out, new RegExp(first.app.clientId));
+      const nobody = await run(findAppsCommand, { email: 'nobody@example.test' });
+      assert.deepEqual(lines(nobody.out), ['no apps match', 'last page']);
+    });
+
+    test('find-apps pages newest first with no app twice', async () => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let pageNumber = 0; pageNumber < 50; pageNumber++) {
+        const page = await run(findAppsCommand, { limit: '1', ...(cursor && { cursor }) });
+        const rows = lines(page.out);
+        seen.push(...rows.slice(1, -1).map((row) => row.split(/\s+/)[1] as string));
+        const next = rows.at(-1)?.match(/^next page: --cursor (\S+)$/);
+        if (!next) break;
+        cursor = next[1];
+      }
+      assert.equal(new Set(seen).size, seen.length);
+      assert.ok(seen.indexOf(second.app.clientId) < seen.indexOf(first.app.clientId), 'newest first');
+    });
+
+    test('find-apps refuses an unknown status', async () => {
+      await assert.rejects(
+        run(findAppsCommand, { status: 'paused' }),
+        refused('INVALID_INPUT', /status must be one of/),
+      );
+    });
+
+    test('show-app: the developer, the secrets without a hash, the consents; an unknown client id is refused', async () => {
+      const shown = await run(showAppCommand, {}, { client_id: second.app.clientId });
+      assert.match(shown.out, /^status\s+suspended$/m);
+      assert.match(shown.out, /^active consents\s+0$/m);
+      const [secret] = await prisma.clientSecret.findMany({ where: { appId: second.app.id } });
+      assert.match(shown.out, new RegExp(`^secrets\\s+${secret?.id} active created `, 'm'));
+      assert.doesNotMatch(shown.out, new RegExp(secret?.hash as string));
+      await assert.rejects(
+        run(showAppCommand, {}, { client_id: 'svc_nosuchapp' }),
+        refused('APP_NOT_FOUND', /no app has the client id svc_nosuchapp/),
       );
     });
   });

@@ -20,6 +20,7 @@ export {
   unsuspendApp,
 } from './operations.ts';
 export { onReservedHost } from './redirect-uris.ts';
+export { type AppDetails, type AppSearch, appDetails, searchApps } from './search.ts';
 export {
   type AppWithSecrets,
   appCountOfAccount,

@@ -5,6 +5,7 @@
 // outbox events and deliveries (the events room's store, packages/domain/src/events/store.ts).
 import type { App, AppStatus, ClientSecret, Prisma } from '@devplat/db';
 import type { Db } from '../db.ts';
+import { beyond, orderOf, type Position } from '../paging.ts';
 
 export type AppWithSecrets = App & { secrets: ClientSecret[] };
 
@@ -86,3 +87,40 @@ export const appsOfAccount = (db: Db, accountId: string): Promise<AppWithSecrets
 
 /** How many apps the account has, in any status. */
 export const appCountOfAccount = (db: Db, accountId: string): Promise<number> => db.app.count({ where: { accountId } });
+
+/** What an operator's search of apps narrows by; each member absent is no condition. */
+export interface AppSelection {
+  accountId?: string;
+  clientId?: string;
+  /** The start of the name, in any case (LIKE-escaped by the caller). */
+  namePrefix?: string;
+  status?: AppStatus;
+  createdAt?: { gte?: Date; lt?: Date };
+}
+
+/**
+ * Apps newest first by (created_at, id), after a position: walked on the (created_at, id) or
+ * (status, created_at, id) index; a name prefix is checked on the rows that walk meets.
+ */
+export const appsNewestFirst = (
+  db: Db,
+  { accountId, clientId, namePrefix, status, createdAt }: AppSelection,
+  after: Position | null,
+  take: number,
+): Promise<App[]> =>
+  db.app.findMany({
+    where: {
+      AND: [
+        {
+          ...(accountId && { accountId }),
+          ...(clientId && { clientId }),
+          ...(namePrefix && { name: { startsWith: namePrefix, mode: 'insensitive' as const } }),
+          ...(status && { status }),
+          ...(createdAt && { createdAt }),
+        },
+        ...(after ? [beyond(after, 'newest')] : []),
+      ],
+    },
+    orderBy: orderOf('newest'),
+    take,
+  });

@@ -1,0 +1,88 @@
+// admin find-apps / show-app: apps across every developer, as the operator looks them up before
+// suspending one or ending its consents. Reads only: nothing is changed, and nothing is audited.
+import { appDetails, searchApps } from '@devplat/domain/apps';
+import type { Command } from './command.ts';
+import { adminConfig, withDatabase } from './connections.ts';
+import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+
+export const findAppsCommand: Command = {
+  name: 'find-apps',
+  summary: 'Find apps by developer e-mail, client id, name, status or creation time, newest first',
+  details: `Prints the apps (of every developer, deleted ones too) that match every filter given, newest
+first, a page at a time (created, client id, status, name), then "next page: --cursor <C>" or
+"last page". --email is the developer's whole address and --client-id the whole client id, both in
+any case; --name is the start of the app's name, in any case (_ and % are only themselves).
+--since and --until bound when the app was created: ISO 8601 with a zone or a date (midnight UTC),
+since inclusive, until exclusive. Exit 65 when a filter is refused.`,
+  args: [],
+  options: {
+    email: { type: 'string', value: '<address>', description: "The developer's whole e-mail address, in any case" },
+    'client-id': { type: 'string', value: '<client_id>', description: 'The whole client id, in any case' },
+    name: { type: 'string', value: '<text>', description: "The start of the app's name, in any case" },
+    status: { type: 'string', value: '<status>', description: 'active, disabled, suspended or deleted' },
+    since: { type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
+    until: { type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+    ...pageOptions,
+  },
+  async run(invocation) {
+    const filters = {
+      email: text(invocation, 'email'),
+      clientId: text(invocation, 'client-id'),
+      namePrefix: text(invocation, 'name'),
+      status: text(invocation, 'status'),
+      createdSince: text(invocation, 'since'),
+      createdUntil: text(invocation, 'until'),
+    };
+    const given = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
+    await withDatabase(adminConfig(invocation.env), async (prisma) => {
+      const { items, nextCursor } = await searchApps(prisma, { ...given, ...pageOf(invocation) });
+      const rows = items.map((app) => [time(app.createdAt), app.clientId, app.status, app.name]);
+      printPage(
+        invocation.io,
+        { headings: ['CREATED', 'CLIENT ID', 'STATUS', 'NAME'], rows, none: 'no apps match' },
+        nextCursor,
+      );
+    });
+  },
+};
+
+export const showAppCommand: Command = {
+  name: 'show-app',
+  summary: 'Show one app: its developer, scopes, redirect URIs, webhook, secrets and consents',
+  details: `Prints the app with this client id (in any case), deleted ones too: name, status, developer,
+when it was created, its scopes and redirect URIs, its webhook URL and its deliveries of the last
+24 hours by status, its secrets (id, status, created, revoked; never a hash) and how many players
+have an active consent. Exit 65 when no app has the client id.`,
+  args: ['client_id'],
+  options: {},
+  async run({ args, env, io }) {
+    await withDatabase(adminConfig(env), async (prisma) => {
+      const { app, developerEmail, secrets, activeConsents, deliveriesLastDay } = await appDetails(
+        prisma,
+        args.client_id as string,
+      );
+      const secretLines = secrets.map(
+        (secret) =>
+          `${secret.id} ${secret.status} created ${time(secret.createdAt)}` +
+          (secret.revokedAt ? ` revoked ${time(secret.revokedAt)}` : ''),
+      );
+      io.out(
+        table(
+          ['app', app.clientId],
+          [
+            ['name', app.name],
+            ['status', app.status],
+            ['developer', developerEmail],
+            ['created', time(app.createdAt)],
+            ['scopes', app.scopes.join(' ') || '(none)'],
+            ['redirect uris', app.redirectUris.join(' ') || '(none)'],
+            ['webhook url', app.webhookUrl ?? '(none)'],
+            ['deliveries 24 h', countsByStatus(deliveriesLastDay)],
+            ['active consents', String(activeConsents)],
+            ...secretLines.map((line, index) => [index === 0 ? 'secrets' : '', line]),
+          ],
+        ),
+      );
+    });
+  },
+};
