@@ -3,19 +3,9 @@
 // range oldest first as JSON Lines on stdout, read in batches (the log is never held whole), with
 // progress on stderr so stdout can go straight to a file.
 import type { AuditRecord, PrismaClient } from '@devplat/db';
-import { isUuid } from '@devplat/db';
-import { emailsOfAccounts, findAccountByEmail } from '@devplat/domain/accounts';
-import { findAppByClientId } from '@devplat/domain/apps';
-import {
-  type AuditActor,
-  type AuditFilter,
-  auditJsonLine,
-  auditTargetTypes,
-  exportAudit,
-  queryAudit,
-} from '@devplat/domain/audit';
-import { findPlayerByUsername } from '@devplat/domain/players';
-import { Refusal } from '@devplat/domain/refusal';
+import { emailsOfAccounts } from '@devplat/domain/accounts';
+import { type AuditFilter, auditJsonLine, auditTargetTypes, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { auditFilterOf } from './audit-filter.ts';
 import { type Command, type Invocation, type Io, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, text, time } from './listing.ts';
@@ -25,62 +15,11 @@ const detailsWidth = 100;
 /** A progress line on stderr every so many records exported. */
 const progressEvery = 10_000;
 
-/**
- * Whose records --actor means: an operator of that name, and the account it names, by id or by
- * e-mail. An operator's name is free text, so both are asked for rather than guessed between.
- */
-async function actorsOf(prisma: PrismaClient, given: string): Promise<AuditActor[]> {
-  const name = given.trim();
-  const actors: AuditActor[] = [{ type: 'operator', id: name }];
-  if (isUuid(name)) actors.push({ type: 'account', id: name.toLowerCase() });
-  if (name.includes('@')) {
-    const account = await findAccountByEmail(prisma, name.toLowerCase());
-    if (account) actors.push({ type: 'account', id: account.id });
-  }
-  return actors;
-}
-
-/**
- * --target <type>[:<id>]; an account may be named by e-mail, an app by client id and a player by
- * username, as the operator knows them: the record keeps the id.
- */
-async function targetOf(prisma: PrismaClient, given: string): Promise<AuditFilter['target']> {
-  const at = given.indexOf(':');
-  const type = (at < 0 ? given : given.slice(0, at)).trim();
-  const id = at < 0 ? undefined : given.slice(at + 1).trim();
-  if (id === '') throw usageError(`--target takes <type> or <type>:<id> (got "${given}")`);
-  if (id === undefined || isUuid(id)) return { type, ...(id !== undefined && { id: id.toLowerCase() }) };
-  if (type === 'account' && id.includes('@')) {
-    const account = await findAccountByEmail(prisma, id.toLowerCase());
-    if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${id}`);
-    return { type, id: account.id };
-  }
-  if (type === 'app' && id.startsWith('svc_')) {
-    const app = await findAppByClientId(prisma, id);
-    if (!app) throw new Refusal('APP_NOT_FOUND', `no app has the client id ${id}`);
-    return { type, id: app.id };
-  }
-  if (type === 'player' || type === 'sandbox_player') {
-    const player = await findPlayerByUsername(prisma, id.toLowerCase());
-    if (!player) throw new Refusal('PLAYER_NOT_FOUND', `no sandbox player has the username ${id}`);
-    return { type, id: player.id };
-  }
-  return { type, id };
-}
-
-async function filterOf(prisma: PrismaClient, invocation: Invocation): Promise<AuditFilter> {
-  const actor = text(invocation, 'actor');
-  const action = text(invocation, 'action');
-  const target = text(invocation, 'target');
-  const since = text(invocation, 'since');
-  const until = text(invocation, 'until');
-  return {
-    ...(actor !== undefined && { actors: await actorsOf(prisma, actor) }),
-    ...(action !== undefined && { action }),
-    ...(target !== undefined && { target: await targetOf(prisma, target) }),
-    ...(since !== undefined && { since }),
-    ...(until !== undefined && { until }),
-  };
+function filterOf(prisma: PrismaClient, invocation: Invocation): Promise<AuditFilter> {
+  const given = Object.fromEntries(
+    (['actor', 'action', 'target', 'since', 'until'] as const).map((name) => [name, text(invocation, name)]),
+  );
+  return auditFilterOf(prisma, given, (message) => usageError(`--${message}`));
 }
 
 /** operator:<name>, or account:<e-mail> (its id when the account is gone). */

@@ -164,6 +164,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
         config,
         tokensFile: config.admin.tokensFile,
         prisma: database.prisma,
+        // The platform's own: the consent.revoked events of the consents an operator ends.
+        pairwiseSecret: secrets.pairwiseSecret,
         store,
         logger: loggerFor('admin'),
         metrics,

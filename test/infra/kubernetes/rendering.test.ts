@@ -176,15 +176,15 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       'sandbox api': ['DATABASE_URL'],
       'sandbox console': ['DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'sandbox worker': ['DATABASE_URL'],
-      // The admin API: no key at all; Redis to tell every app cache of a suspension; the
-      // operators' token hashes.
-      'sandbox admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'REDIS_URL'],
+      // The admin API: Redis to tell every app cache of a suspension; the operators' token
+      // hashes; of the keys the pairwise secret alone, as the console (the consents it ends).
+      'sandbox admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'sandbox migrate': ['DATABASE_URL'],
       'sandbox janitor': ['DATABASE_URL'],
       'production auth': all,
       'production api': ['DATABASE_URL'],
       'production worker': ['DATABASE_URL'],
-      'production admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'REDIS_URL'],
+      'production admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'production migrate': ['DATABASE_URL'],
       'production janitor': ['DATABASE_URL'],
     });

@@ -10,7 +10,10 @@ import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { accountRoutes } from './accounts.ts';
+import { appRoutes } from './apps.ts';
+import { auditRoutes } from './audit.ts';
 import { authenticate } from './authenticate.ts';
+import { consentRoutes } from './consents.ts';
 import { documentRoutes } from './document.ts';
 import { type FailedAttempts, failedAttempts } from './failures.ts';
 import { operatorLogger } from './operator-log.ts';
@@ -21,11 +24,13 @@ import { type AdminResource, adminRoutes } from './routes.ts';
 
 export const adminApiPath = '/admin/v1';
 
-const resources: AdminResource[] = [documentRoutes, accountRoutes, playerRoutes];
+const resources: AdminResource[] = [documentRoutes, accountRoutes, playerRoutes, appRoutes, consentRoutes, auditRoutes];
 
 export interface AdminApiDependencies {
   prisma: PrismaClient;
   directory: AppDirectory;
+  /** PAIRWISE_SECRET, to end consents (their consent.revoked events name players); null: those routes answer 503. */
+  pairwiseSecret: string | null;
   tokens: WatchedTokens;
   logger: Logger;
   metrics?: Metrics;
@@ -33,11 +38,19 @@ export interface AdminApiDependencies {
   failures?: FailedAttempts;
 }
 
-export function buildAdminApi({ prisma, directory, tokens, logger, metrics, failures }: AdminApiDependencies): Koa {
+export function buildAdminApi({
+  prisma,
+  directory,
+  pairwiseSecret,
+  tokens,
+  logger,
+  metrics,
+  failures,
+}: AdminApiDependencies): Koa {
   const log = operatorLogger(logger);
   const router = new Router({ prefix: adminApiPath, strict: true, sensitive: true });
   const guard = authenticate(tokens, failures ?? failedAttempts(), log);
-  const routes = adminRoutes(router, guard, { prisma, directory });
+  const routes = adminRoutes(router, guard, { prisma, directory, pairwiseSecret, logger: log });
   for (const resource of resources) resource(routes);
   const observe = metrics && requestObserver(metrics, 'admin-api');
   return apiApp({ logger: log, maxBodyBytes: bodyLimit, observe }, refusalsAsProblems, router);

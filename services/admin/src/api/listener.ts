@@ -17,6 +17,11 @@ export interface AdminListenerOptions {
   /** Where the operator tokens are (config.admin.tokensFile, required to serve the admin API). */
   tokensFile: string;
   prisma: PrismaClient;
+  /**
+   * PAIRWISE_SECRET (or its _FILE), as the admin command reads it: the consent routes need it; null
+   * when the process has none (they answer 503 then, the rest works).
+   */
+  pairwiseSecret: string | null;
   store: KeyValueStore;
   logger: Logger;
   metrics?: Metrics;
@@ -35,6 +40,7 @@ export async function openAdminListener({
   config,
   tokensFile,
   prisma,
+  pairwiseSecret,
   store,
   logger,
   metrics,
@@ -42,7 +48,7 @@ export async function openAdminListener({
 }: AdminListenerOptions): Promise<AdminListener> {
   const tokens = watchTokensFile(tokensFile, logger);
   const directory = appDirectory(prisma, store, metrics);
-  const app = withTracing(buildAdminApi({ prisma, directory, tokens, logger, metrics }), tracing);
+  const app = withTracing(buildAdminApi({ prisma, directory, pairwiseSecret, tokens, logger, metrics }), tracing);
   try {
     const server = await listen(withOperatorSlot(app.callback()), config.admin.host, config.admin.port);
     return {

@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { pathText, readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
-async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> {
+export async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> {
   const username = pathText(ctx, 'username', 'username', 100);
   return (
     (await findPlayerByUsername(prisma, username)) ??

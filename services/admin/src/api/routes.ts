@@ -3,7 +3,7 @@
 // paths here; app.ts lists them.
 import type { AppDirectory } from '@devplat/apps';
 import type { PrismaClient } from '@devplat/db';
-import { type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
+import { type Logger, type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { queryOnly } from './request.ts';
@@ -12,6 +12,13 @@ export interface AdminRoutes {
   prisma: PrismaClient;
   /** Told of every change to an app or an account, so every process's app cache hears of it. */
   directory: AppDirectory;
+  /**
+   * PAIRWISE_SECRET (the auth service's), for the consent.revoked events of the consents an
+   * operator ends; null when the process was started without it (consents.ts then answers 503).
+   */
+  pairwiseSecret: string | null;
+  /** The API's logger (each line names the operator), for what happens after an answer has started. */
+  logger: Logger;
   /**
    * An operation behind an operator token: GET (and HEAD) for any token, every other method for a
    * write token; `query` names the query parameters it takes (none by default).
@@ -26,7 +33,7 @@ export type AdminResource = (routes: AdminRoutes) => void;
 export function adminRoutes(
   router: Router,
   guard: Middleware,
-  stores: Pick<AdminRoutes, 'prisma' | 'directory'>,
+  stores: Pick<AdminRoutes, 'prisma' | 'directory' | 'pairwiseSecret' | 'logger'>,
 ): AdminRoutes {
   return {
     ...stores,

@@ -1,0 +1,85 @@
+// The admin API's audit log, read: a page of records newest first (GET /audit), or every record of
+// a time range oldest first as JSON Lines (GET /audit/export), both through the audit room
+// (@devplat/domain/audit), with the admin command's filters. Reading records nothing.
+//
+// The export streams: the records are read 1000 a statement and written as they come, never held
+// whole. Its first batch is read before the answer starts, so a refused filter is still a Problem;
+// a failure after that cuts the connection (the body then lacks its last line break, which a
+// reader sees) and is logged, as no status can be sent any more.
+import { Readable } from 'node:stream';
+import type { AuditRecord } from '@devplat/db';
+import { type AuditFilter, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { ProblemError } from '@devplat/http';
+import type { Context } from 'koa';
+import { auditFilterOf } from '../audit-filter.ts';
+import { type AdminRoutes, answer } from './routes.ts';
+
+const filters = ['actor', 'action', 'target', 'since', 'until'] as const;
+
+/** A query parameter given once, or undefined; twice is refused rather than one of them picked. */
+function queryText(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new ProblemError('INVALID_REQUEST', `The query parameter ${name} is given twice.`);
+  return value;
+}
+
+function filterOf(prisma: AdminRoutes['prisma'], ctx: Context): Promise<AuditFilter> {
+  const given = Object.fromEntries(filters.map((name) => [name, queryText(ctx, name)]));
+  return auditFilterOf(prisma, given, (message) => new ProblemError('INVALID_REQUEST', `${message}.`));
+}
+
+function pageOf(ctx: Context): { limit?: number; cursor?: string } {
+  const limit = queryText(ctx, 'limit');
+  const cursor = queryText(ctx, 'cursor');
+  if (limit !== undefined && !/^\d{1,6}$/.test(limit)) {
+    throw new ProblemError('INVALID_REQUEST', `limit must be a whole number from 1 to 200 (got "${limit}").`);
+  }
+  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
+}
+
+/** One record as the page shows it: as a line of the export. */
+const recordView = (record: AuditRecord) => JSON.parse(auditJsonLine(record)) as unknown;
+
+export function auditRoutes({ prisma, logger, guarded }: AdminRoutes): void {
+  guarded(
+    '/audit',
+    {
+      GET: async (ctx) => {
+        const filter = await filterOf(prisma, ctx);
+        const { items, nextCursor } = await queryAudit(prisma, { ...filter, ...pageOf(ctx) });
+        answer(ctx, 200, { data: items.map(recordView), next_cursor: nextCursor });
+      },
+    },
+    { query: [...filters, 'limit', 'cursor'] },
+  );
+
+  guarded(
+    '/audit/export',
+    {
+      GET: async (ctx) => {
+        const filter = await filterOf(prisma, ctx);
+        const { since, until } = filter;
+        if (since === undefined || until === undefined) {
+          throw new ProblemError('INVALID_REQUEST', 'An export is of a time range: give both since and until.');
+        }
+        const batches = exportAudit(prisma, { ...filter, since, until });
+        // The first batch before the answer starts: a refused filter is a Problem still.
+        const first = await batches.next();
+        async function* lines() {
+          if (first.done) return;
+          yield first.value.map(auditJsonLine).join('');
+          for await (const batch of batches) yield batch.map(auditJsonLine).join('');
+        }
+        const body = Readable.from(lines(), { objectMode: false });
+        const requestId = ctx.state.requestId;
+        body.once('error', (error) =>
+          logger.error({ err: error, request_id: requestId }, 'admin API: audit export cut short'),
+        );
+        ctx.status = 200;
+        ctx.type = 'application/x-ndjson; charset=utf-8';
+        ctx.body = body;
+      },
+    },
+    { query: filters },
+  );
+}

@@ -1,0 +1,71 @@
+// The admin API ends consents: one consent, every active one of an app, or every active one of a
+// sandbox player. The consents room (@devplat/domain/consents) ends each with its consent.revoked
+// event (reason operator_revocation) and writes the audit record in the same transaction, only
+// when something ended (the bulk ends 500 consents a transaction, a record each): a second call
+// ends nothing, records nothing and answers `ended: 0`. Nothing is cached to tell: every token
+// under an ended consent is refused on its next call.
+//
+// The events name each player by the app's pairwise subject, so these routes need the auth
+// service's PAIRWISE_SECRET. A process started without it serves everything else and answers
+// these 503: the request is sound, the server cannot honour it until it is given the secret.
+import { endAppConsents, endConsentByOperator, endPlayerConsents } from '@devplat/domain/consents';
+import { ProblemError } from '@devplat/http';
+import type { Context } from 'koa';
+import { appAt } from './apps.ts';
+import { playerAt } from './players.ts';
+import { pathText, readReason } from './request.ts';
+import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+
+export function consentRoutes({ prisma, pairwiseSecret, guarded }: AdminRoutes): void {
+  const secret = (): string => {
+    if (pairwiseSecret === null) {
+      throw new ProblemError(
+        'SERVICE_UNAVAILABLE',
+        'The admin API was started without PAIRWISE_SECRET (or PAIRWISE_SECRET_FILE), which ending consents needs: ' +
+          "each consent.revoked event names the player by the app's pairwise subject. Nothing was changed.",
+      );
+    }
+    return pairwiseSecret;
+  };
+  /** The reason and the secret, checked before anything is looked up. */
+  const prepare = async (ctx: Context) => {
+    const reason = await readReason(ctx);
+    return { reason, secret: secret() };
+  };
+
+  guarded('/consents/:consent_id/end', {
+    POST: async (ctx) => {
+      const { reason, secret } = await prepare(ctx);
+      const id = pathText(ctx, 'consent_id', 'consent id', 100);
+      const { consent, ended } = await endConsentByOperator(prisma, secret, operatorOf(ctx), id, { reason });
+      answer(ctx, 200, {
+        consent: {
+          id: consent.id,
+          client_id: consent.clientId,
+          player_id: consent.playerId,
+          status: consent.status,
+          revocation_reason: consent.revocationReason,
+        },
+        ended: ended ? 1 : 0,
+      });
+    },
+  });
+
+  guarded('/apps/:client_id/consents/end', {
+    POST: async (ctx) => {
+      const { reason, secret } = await prepare(ctx);
+      const app = await appAt(prisma, ctx);
+      const { ended, batches } = await endAppConsents(prisma, secret, operatorOf(ctx), app, { reason });
+      answer(ctx, 200, { ended, batches });
+    },
+  });
+
+  guarded('/players/:username/consents/end', {
+    POST: async (ctx) => {
+      const { reason, secret } = await prepare(ctx);
+      const player = await playerAt(prisma, ctx);
+      const { ended, batches } = await endPlayerConsents(prisma, secret, operatorOf(ctx), player, { reason });
+      answer(ctx, 200, { ended, batches });
+    },
+  });
+}
