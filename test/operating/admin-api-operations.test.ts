@@ -287,6 +287,38 @@ test("an app's consents end through the API; a second call ends none and records
   );
 });
 
+test('an operator finds apps and looks into one: its developer, secrets without a hash, consents', {
+  skip,
+}, async () => {
+  const { app } = await connectedApp('Lookup App');
+  const found = await operator('GET', `/apps?client_id=${app.clientId.toUpperCase()}`, bob);
+  assert.equal(found.status, 200, found.text);
+  assert.deepEqual(
+    (found.json.data as { client_id: string; account: { email: string } }[]).map((row) => [
+      row.client_id,
+      row.account.email,
+    ]),
+    [[app.clientId, developer.email]],
+  );
+  const byName = await operator('GET', `/apps?email=${encodeURIComponent(developer.email)}&name=lookup&limit=5`, bob);
+  assert.deepEqual(
+    (byName.json.data as { client_id: string }[]).map((row) => row.client_id),
+    [app.clientId],
+  );
+  const shown = await operator('GET', `/apps/${app.clientId}`, bob);
+  assert.equal(shown.status, 200, shown.text);
+  assert.equal(shown.json.active_consents, 1);
+  assert.equal(shown.json.webhook_url, receiver.url);
+  assert.deepEqual(
+    (shown.json.secrets as { status: string }[]).map((secret) => secret.status),
+    ['active'],
+  );
+  assert.doesNotMatch(shown.text, new RegExp(app.clientSecret));
+  assertProblem(await operator('GET', '/apps/svc_nosuchappatall', bob), 404, 'NOT_FOUND');
+  assertProblem(await operator('GET', '/apps?status=paused', bob), 400, 'INVALID_REQUEST');
+  assertProblem(await operator('GET', '/apps?colour=red', bob), 400, 'INVALID_REQUEST');
+});
+
 test('an admin API started without PAIRWISE_SECRET says so on the consent routes (503) and serves the rest', {
   skip,
 }, async () => {

@@ -1,13 +1,13 @@
-// The admin API's apps: suspend one, lift the suspension. The apps room (@devplat/domain/apps)
-// makes each change with its audit record, only when something changed, and tells every process's
-// app directory before and after it; a second call answers `changed: false`. (Finding and showing
-// apps is a resource of its own; appView is the app as every answer here shows it.)
+// The admin API's apps: find them, show one, suspend one, lift the suspension. The apps room
+// (@devplat/domain/apps) reads them and makes each change with its audit record, only when
+// something changed, telling every process's app directory before and after it; a second call
+// answers `changed: false`. appView is the app as every answer here shows it.
 import type { App } from '@devplat/db';
 import { findAccount } from '@devplat/domain/accounts';
-import { findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
+import { appDetails, findApp, findAppByClientId, searchApps, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
-import { pathText, readReason } from './request.ts';
+import { pageOf, pathText, queryText, readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
 /** The app with the path's client id, unless there is none or its developer deleted it (404). */
@@ -32,7 +32,60 @@ export async function appView(prisma: AdminRoutes['prisma'], app: App) {
   };
 }
 
+const searchFilters = {
+  email: 'email',
+  client_id: 'clientId',
+  name: 'namePrefix',
+  status: 'status',
+  since: 'createdSince',
+  until: 'createdUntil',
+} as const;
+
 export function appRoutes({ prisma, directory, guarded }: AdminRoutes): void {
+  guarded(
+    '/apps',
+    {
+      GET: async (ctx) => {
+        const given = Object.entries(searchFilters).flatMap(([name, member]) => {
+          const value = queryText(ctx, name);
+          return value === undefined ? [] : [[member, value]];
+        });
+        const { items, nextCursor } = await searchApps(prisma, { ...Object.fromEntries(given), ...pageOf(ctx) });
+        answer(ctx, 200, {
+          data: await Promise.all(items.map((app) => appView(prisma, app))),
+          next_cursor: nextCursor,
+        });
+      },
+    },
+    { query: [...Object.keys(searchFilters), 'limit', 'cursor'] },
+  );
+
+  // Deleted apps too: an operator looking into one may need what its developer removed.
+  guarded('/apps/:client_id', {
+    GET: async (ctx) => {
+      const details = await appDetails(prisma, pathText(ctx, 'client_id', 'client id', 100));
+      const { app } = details;
+      answer(ctx, 200, {
+        ...(await appView(prisma, app)),
+        scopes: app.scopes,
+        redirect_uris: app.redirectUris,
+        webhook_url: app.webhookUrl,
+        deliveries_last_day: {
+          pending: details.deliveriesLastDay.pending ?? 0,
+          succeeded: details.deliveriesLastDay.succeeded ?? 0,
+          failed: details.deliveriesLastDay.failed ?? 0,
+        },
+        secrets: details.secrets.map((secret) => ({
+          id: secret.id,
+          status: secret.status,
+          created_at: secret.createdAt.toISOString(),
+          revoked_at: secret.revokedAt?.toISOString() ?? null,
+        })),
+        active_consents: details.activeConsents,
+      });
+    },
+  });
+
   for (const [verb, change] of [
     ['suspend', suspendApp],
     ['unsuspend', unsuspendApp],

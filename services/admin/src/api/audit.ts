@@ -12,29 +12,14 @@ import { type AuditFilter, auditJsonLine, exportAudit, queryAudit } from '@devpl
 import { ProblemError } from '@devplat/http';
 import type { Context } from 'koa';
 import { auditFilterOf } from '../audit-filter.ts';
+import { pageOf, queryText } from './request.ts';
 import { type AdminRoutes, answer } from './routes.ts';
 
 const filters = ['actor', 'action', 'target', 'since', 'until'] as const;
 
-/** A query parameter given once, or undefined; twice is refused rather than one of them picked. */
-function queryText(ctx: Context, name: string): string | undefined {
-  const value = ctx.query[name];
-  if (Array.isArray(value)) throw new ProblemError('INVALID_REQUEST', `The query parameter ${name} is given twice.`);
-  return value;
-}
-
 function filterOf(prisma: AdminRoutes['prisma'], ctx: Context): Promise<AuditFilter> {
   const given = Object.fromEntries(filters.map((name) => [name, queryText(ctx, name)]));
   return auditFilterOf(prisma, given, (message) => new ProblemError('INVALID_REQUEST', `${message}.`));
-}
-
-function pageOf(ctx: Context): { limit?: number; cursor?: string } {
-  const limit = queryText(ctx, 'limit');
-  const cursor = queryText(ctx, 'cursor');
-  if (limit !== undefined && !/^\d{1,6}$/.test(limit)) {
-    throw new ProblemError('INVALID_REQUEST', `limit must be a whole number from 1 to 200 (got "${limit}").`);
-  }
-  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
 }
 
 /** One record as the page shows it: as a line of the export. */

@@ -74,3 +74,20 @@ export async function readReason(ctx: Context): Promise<string | null> {
   }
   return reason.trim() === '' ? null : reason.trim();
 }
+
+/** A query parameter given once, or undefined; twice is refused rather than one of them picked. */
+export function queryText(ctx: Context, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new ProblemError('INVALID_REQUEST', `The query parameter ${name} is given twice.`);
+  return value;
+}
+
+/** limit and cursor of a listing, as given; the domain checks their values. */
+export function pageOf(ctx: Context): { limit?: number; cursor?: string } {
+  const limit = queryText(ctx, 'limit');
+  const cursor = queryText(ctx, 'cursor');
+  if (limit !== undefined && !/^\d{1,6}$/.test(limit)) {
+    throw new ProblemError('INVALID_REQUEST', `limit must be a whole number from 1 to 200 (got "${limit}").`);
+  }
+  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
+}
