@@ -47,3 +47,31 @@ export interface PlayerView {
   status: 'active' | 'disabled';
   created_at: string;
 }
+
+/**
+ * Who made a change in an app's history: the developer (by the e-mail of their account), or the
+ * platform (an operator, never named: who they are is the platform's own business).
+ */
+export type HistoryActorView = { type: 'developer'; email: string } | { type: 'platform' };
+
+/** One entry of an app's history in the console. */
+export interface HistoryEntryView {
+  /** When it happened. */
+  at: string;
+  /** What happened, by its audit name: app.edit, secret.revoke, app.suspend… */
+  action: string;
+  actor: HistoryActorView;
+  /**
+   * A short sentence: "Secret <secret_id> revoked", "Edited: scopes, redirect_uris", "Suspended by
+   * the platform". It names only what the console shows anyway (secret and delivery ids).
+   */
+  summary: string;
+  /** The X-Request-ID of the developer's request that made the change; null for the platform's. */
+  request_id: string | null;
+}
+
+/** A page of an app's history, newest first; next_cursor gives the older entries (null: no more). */
+export interface HistoryPageView {
+  data: HistoryEntryView[];
+  next_cursor: string | null;
+}

@@ -120,6 +120,7 @@ describe('the console API document', () => {
         'GET /apps',
         'GET /apps/{client_id}',
         'GET /apps/{client_id}/deliveries',
+        'GET /apps/{client_id}/history',
         'GET /apps/{client_id}/events',
         'GET /sandbox-players',
         'PATCH /apps/{client_id}',

@@ -29,7 +29,8 @@ const maxActiveSecrets = 2;
 /** Who changes an app: its developer (console, CLI) or an operator (admin). */
 export type By = Actor | Operator;
 
-const appTarget = (id: string) => ({ type: 'app', id });
+// Every record of this room concerns one app: each is in that app's history (appId).
+const appTarget = (id: string) => ({ type: 'app', id, appId: id });
 
 /**
  * A suspended app is the platform's to lift: its developer may delete it or revoke its secrets,
@@ -120,7 +121,7 @@ export async function addSecret(
       throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
     const secret = await insertSecret(tx, appId, hashSecret(clientSecret));
-    const target = { type: 'client_secret', id: secret.id };
+    const target = { type: 'client_secret', id: secret.id, appId };
     await recordAudit(tx, by, 'secret.create', target, { client_id: app.clientId });
     return { secret, clientId: app.clientId };
   });
@@ -142,7 +143,8 @@ export function revokeSecret(
     { id: appId },
     (tx) => revokeActiveSecret(tx, appId, secretId),
     async (tx, [clientId]) => {
-      await recordAudit(tx, by, 'secret.revoke', { type: 'client_secret', id: secretId }, { client_id: clientId });
+      const target = { type: 'client_secret', id: secretId, appId };
+      await recordAudit(tx, by, 'secret.revoke', target, { client_id: clientId });
     },
   );
 }

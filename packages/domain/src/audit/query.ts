@@ -88,6 +88,19 @@ export async function queryAudit(db: Db, query: AuditQuery): Promise<Page<AuditR
 }
 
 /**
+ * One page of the records concerning one app, newest first (the developer's history of their app,
+ * services/console): its changes, its secrets, its test webhooks and replays, and what the platform
+ * did to it. The caller decides whose app it is; a cursor of another listing is refused.
+ */
+export async function appHistory(
+  db: Db,
+  appId: string,
+  query: { limit?: number; cursor?: string } = {},
+): Promise<Page<AuditRecord>> {
+  return page('app-history', query, (after, take) => auditRecords(db, { appId }, after, 'newest', take));
+}
+
+/**
  * Every selected record of a range, oldest first, `batchSize` rows a statement: the log is never
  * read whole into memory. Both ends are required, so the same export run twice gives the same
  * records once the range has passed.

@@ -16,11 +16,22 @@ export interface Operator {
   operator: string;
 }
 
+/**
+ * What a record is about: its target, and the app it concerns when it concerns one (the app's own
+ * change, one of its secrets, its test webhook or a replay of its delivery, the platform ending
+ * one of its consents or all of them), which puts it in that app's history (appHistory).
+ */
+export interface AuditTarget {
+  type: string;
+  id: string;
+  appId?: string;
+}
+
 export async function recordAudit(
   tx: Prisma.TransactionClient,
   actor: Actor | Operator,
   action: string,
-  target: { type: string; id: string },
+  target: AuditTarget,
   details: Prisma.InputJsonObject = {},
 ): Promise<void> {
   const byOperator = 'operator' in actor;
@@ -31,6 +42,7 @@ export async function recordAudit(
       action,
       targetType: target.type,
       targetId: target.id,
+      appId: target.appId ?? null,
       details,
       requestId: byOperator ? null : (actor.requestId ?? null),
     },
@@ -44,10 +56,13 @@ export interface AuditSelection {
   action?: { is: string } | { startsWith: string };
   target?: { type: string; id?: string };
   createdAt?: { gte?: Date; lt?: Date };
+  /** Records concerning this app (its history). */
+  appId?: string;
 }
 
-function whereOf({ actors, action, target, createdAt }: AuditSelection): Prisma.AuditRecordWhereInput {
+function whereOf({ actors, action, target, createdAt, appId }: AuditSelection): Prisma.AuditRecordWhereInput {
   return {
+    ...(appId !== undefined && { appId }),
     ...(actors && { OR: actors.map(({ type, id }) => ({ actorType: type, actorId: id })) }),
     ...(action && { action: 'is' in action ? action.is : { startsWith: likeLiteral(action.startsWith) } }),
     ...(target && { targetType: target.type, ...(target.id !== undefined && { targetId: target.id }) }),

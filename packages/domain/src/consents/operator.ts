@@ -11,7 +11,7 @@
 // run that finds nothing ends nothing and records nothing.
 import { randomUUID } from 'node:crypto';
 import { isUuid, type Prisma, type PrismaClient } from '@devplat/db';
-import { type Operator, recordAudit } from '../audit/store.ts';
+import { type AuditTarget, type Operator, recordAudit } from '../audit/store.ts';
 import { refuse } from '../refusal.ts';
 import { endSelectedConsents } from './end.ts';
 import { type ConsentSelection, findConsent } from './store.ts';
@@ -45,7 +45,7 @@ export async function endConsentByOperator(
     if (!consent) return notFound();
     const clientId = consent.app.clientId;
     if (ended > 0) {
-      const target = { type: 'consent', id: consentId };
+      const target = { type: 'consent', id: consentId, appId: consent.appId };
       await recordAudit(tx, by, 'consent.end', target, {
         client_id: clientId,
         player_id: consent.playerId,
@@ -79,7 +79,7 @@ export function endAppConsents(
 ): Promise<BulkEnd> {
   const audit = {
     action: 'app.consents_end',
-    target: { type: 'app', id: app.id },
+    target: { type: 'app', id: app.id, appId: app.id },
     details: { client_id: app.clientId },
   };
   return endInBatches(prisma, pairwiseSecret, by, { appId: app.id }, audit, details, options);
@@ -94,6 +94,7 @@ export function endPlayerConsents(
   details: Details = {},
   options: BulkOptions = {},
 ): Promise<BulkEnd> {
+  // Spans apps: in no app's history (the apps learn of it by their consent.revoked events).
   const target = { type: 'sandbox_player', id: player.id };
   const audit = { action: 'player.consents_end', target, details: { username: player.username } };
   return endInBatches(prisma, pairwiseSecret, by, { playerId: player.id }, audit, details, options);
@@ -101,7 +102,7 @@ export function endPlayerConsents(
 
 interface BatchAudit {
   action: string;
-  target: { type: string; id: string };
+  target: AuditTarget;
   details: Details;
 }
 

@@ -86,7 +86,7 @@ export async function replayDelivery(
       tx,
       actor,
       'webhook.replay',
-      { type: 'webhook_delivery', id: original.id },
+      { type: 'webhook_delivery', id: original.id, appId: original.appId },
       { new_delivery_id: replay.id, event_id: original.eventId, event_type: original.event.type },
     );
     return { deliveryId: replay.id };
@@ -144,7 +144,7 @@ export async function sendTestWebhook(
       : null;
     const sent = { eventId: event.id, deliveryId: delivery?.id ?? null };
     const details = { client_id: app.clientId, delivery_id: sent.deliveryId };
-    await recordAudit(tx, by, 'webhook.test', { type: 'outbox_event', id: event.id }, details);
+    await recordAudit(tx, by, 'webhook.test', { type: 'outbox_event', id: event.id, appId: app.id }, details);
     return sent;
   });
 }

@@ -9,6 +9,7 @@ import type { ConsoleDomain } from '../domain/index.ts';
 import { accountRoutes } from './account.ts';
 import { appRoutes } from './apps.ts';
 import { type ApiRoutes, bearerSignIn } from './context.ts';
+import { historyRoutes } from './history.ts';
 import { playerRoutes } from './players.ts';
 import { secretRoutes } from './secrets.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -18,7 +19,9 @@ export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router 
   const guard = bearerSignIn(domain);
   const signedIn: ApiRoutes['signedIn'] = (path, handlers) => operation(router, path, handlers, guard);
   const routes: ApiRoutes = { router, domain, logger, signedIn };
-  for (const resource of [accountRoutes, appRoutes, secretRoutes, webhookRoutes, playerRoutes]) resource(routes);
+  for (const resource of [accountRoutes, appRoutes, secretRoutes, webhookRoutes, historyRoutes, playerRoutes]) {
+    resource(routes);
+  }
   // Production credentials stay closed until a security review opens production (contract rule 3).
   router.all(['/production-credentials', '/apps/:clientId/production-credentials'], () => {
     throw new ProblemError(

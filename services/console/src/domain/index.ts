@@ -8,6 +8,7 @@ import type { KeyValueStore } from '@devplat/kv';
 import { signInThrottle } from '@devplat/throttle';
 import { developerAccounts } from './accounts.ts';
 import { developerApps } from './apps.ts';
+import { appHistories } from './history.ts';
 import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
 import { developerWebhooks } from './webhooks.ts';
@@ -23,6 +24,7 @@ export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyVa
     accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
     apps,
     webhooks: developerWebhooks(prisma, store, apps),
+    history: appHistories(prisma, apps),
     players: sandboxPlayers(prisma, signInThrottle(store, 'player-create', config.signIn)),
   };
 }

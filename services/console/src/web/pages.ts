@@ -22,7 +22,8 @@ function navigation(signedIn: Frame['signedIn']): Html {
 <span>${signedIn.displayName}</span> <button type="submit">Sign out</button></form></nav>`;
 }
 
-function layout(frame: Frame, body: Html): Html {
+/** A console page: the navigation, the notice or error, then the body. */
+export function layout(frame: Frame, body: Html): Html {
   return consoleLayout({
     title: frame.title,
     header: navigation(frame.signedIn),
@@ -246,6 +247,7 @@ ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test w
 <h3>Failed deliveries</h3>
 ${table(['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
 ${activityCharts(extras.activity)}
+<p><a href="${base}/history">History</a>: every change to this app, who made it (you or the platform) and when.</p>
 <h2>Danger zone</h2>
 ${dangerZoneStatus(app, base, csrf)}
 <a href="${base}/delete">Delete app…</a>`,

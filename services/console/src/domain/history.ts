@@ -1,0 +1,135 @@
+// A developer's history of one of their apps: what was done to it, by whom and when, newest first,
+// a page at a time (the audit room's appHistory). Who is the developer, by their account's e-mail,
+// or "the platform" for an operator, whose name stays the platform's. A summary names only what the
+// console shows anyway: the app's secret and delivery ids, the members an edit changed, counts;
+// never an operator's reason, a player or another internal id.
+import type { HistoryActorView, HistoryEntryView } from '@devplat/contract';
+import type { AuditRecord, PrismaClient } from '@devplat/db';
+import { emailsOfAccounts } from '@devplat/domain/accounts';
+import type { AppWithSecrets } from '@devplat/domain/apps';
+import { appHistory } from '@devplat/domain/audit';
+import type { DeveloperApps } from './apps.ts';
+import { refuse } from './rules.ts';
+
+export type { HistoryEntryView };
+
+/** A page of the history, with the app it is of (its page's title). */
+export interface AppHistoryPage {
+  app: AppWithSecrets;
+  entries: HistoryEntryView[];
+  /** Gives the older entries; null when there are none. */
+  nextCursor: string | null;
+}
+
+type Details = Record<string, unknown>;
+
+/** The members an edit may change, in the order the API lists them. */
+const memberOrder = ['name', 'redirect_uris', 'scopes', 'webhook_url'];
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) ? value : 0);
+const consentsEnded = (details: Details, by = '') =>
+  count(details.consents_ended) > 0 ? `${plural(count(details.consents_ended), 'consent', 'consents')} ended${by}` : '';
+const withEnded = (text: string, details: Details) => {
+  const ended = consentsEnded(details);
+  return ended ? `${text}; ${ended}` : text;
+};
+
+/** The short sentence of one record, from its action, target and details. */
+function summaryOf({ action, targetId, details: stored }: AuditRecord): string {
+  const details = (typeof stored === 'object' && stored !== null && !Array.isArray(stored) ? stored : {}) as Details;
+  switch (action) {
+    case 'app.create':
+      return 'App created';
+    case 'app.edit': {
+      // In the API's order (the stored JSON keeps no order of its own).
+      const changed = Object.keys((details.changed ?? {}) as Details).toSorted(
+        (a, b) => memberOrder.indexOf(a) - memberOrder.indexOf(b) || a.localeCompare(b),
+      );
+      return withEnded(changed.length ? `Edited: ${changed.join(', ')}` : 'Edited: nothing changed', details);
+    }
+    case 'app.disable':
+      return 'Disabled';
+    case 'app.enable':
+      return 'Enabled';
+    case 'app.delete':
+      return withEnded('Deleted', details);
+    case 'app.suspend':
+      return 'Suspended by the platform';
+    case 'app.unsuspend':
+      return details.status === 'disabled'
+        ? 'Suspension lifted by the platform: disabled, as you had left it'
+        : 'Suspension lifted by the platform: active again';
+    case 'secret.create':
+      return `Secret ${targetId} created`;
+    case 'secret.revoke':
+      return `Secret ${targetId} revoked`;
+    case 'webhook.test':
+      return typeof details.delivery_id === 'string'
+        ? `Test webhook sent (delivery ${details.delivery_id})`
+        : 'Test event sent to devplat listen';
+    case 'webhook.replay':
+      return typeof details.new_delivery_id === 'string'
+        ? `Delivery ${targetId} replayed as ${details.new_delivery_id}`
+        : `Delivery ${targetId} replayed`;
+    case 'consent.end':
+      return '1 consent ended by the platform';
+    case 'app.consents_end':
+      return consentsEnded(details, ' by the platform') || 'Consents ended by the platform';
+    default:
+      return action;
+  }
+}
+
+/** limit and cursor, each at most once; any other query parameter is refused. */
+function historyQuery(query: Readonly<Record<string, unknown>>): { limit?: number; cursor?: string } {
+  const unknown = Object.keys(query).find((name) => name !== 'limit' && name !== 'cursor');
+  if (unknown !== undefined) refuse(`Unknown query parameter ${unknown}: only limit and cursor.`);
+  const one = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') refuse(`${name} may appear once.`);
+    return value;
+  };
+  const limit = one('limit');
+  const cursor = one('cursor');
+  if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuse('limit must be an integer from 1 to 200.');
+  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
+}
+
+export function appHistories(prisma: PrismaClient, { find }: Pick<DeveloperApps, 'find'>) {
+  return {
+    /**
+     * A page of the app's history, newest first: `query` is the request's (limit: 1 to 200, 50 by
+     * default; cursor: the next_cursor of the page before). Another developer's app answers as one
+     * that does not exist; a cursor this listing did not give is refused.
+     */
+    async list(
+      accountId: string,
+      clientId: string,
+      query: Readonly<Record<string, unknown>> = {},
+    ): Promise<AppHistoryPage> {
+      const asked = historyQuery(query);
+      const app = await find(accountId, clientId);
+      const { items, nextCursor } = await appHistory(prisma, app.id, asked);
+      const accountIds = items.flatMap((record) =>
+        record.actorType === 'account' && record.actorId ? [record.actorId] : [],
+      );
+      const emails = await emailsOfAccounts(prisma, accountIds);
+      // Accounts are never deleted, so every account found has its e-mail.
+      const actor = (record: AuditRecord): HistoryActorView =>
+        record.actorType === 'operator'
+          ? { type: 'platform' }
+          : { type: 'developer', email: emails.get(record.actorId ?? '') ?? 'unknown' };
+      const entries = items.map((record) => ({
+        at: record.createdAt.toISOString(),
+        action: record.action,
+        actor: actor(record),
+        summary: summaryOf(record),
+        request_id: record.requestId,
+      }));
+      return { app, entries, nextCursor };
+    },
+  };
+}
+export type AppHistories = ReturnType<typeof appHistories>;
