@@ -287,10 +287,8 @@ test("an app's consents end through the API; a second call ends none and records
   );
 });
 
-test('an operator finds apps and looks into one: its developer, secrets without a hash, consents', {
-  skip,
-}, async () => {
-  const { app } = await connectedApp('Lookup App');
+test('an operator finds apps, accounts, players and consents, and looks into an app', { skip }, async () => {
+  const { app, player, user } = await connectedApp('Lookup App');
   const found = await operator('GET', `/apps?client_id=${app.clientId.toUpperCase()}`, bob);
   assert.equal(found.status, 200, found.text);
   assert.deepEqual(
@@ -315,6 +313,36 @@ test('an operator finds apps and looks into one: its developer, secrets without 
   );
   assert.doesNotMatch(shown.text, new RegExp(app.clientSecret));
   assertProblem(await operator('GET', '/apps/svc_nosuchappatall', bob), 404, 'NOT_FOUND');
+  const consents = await operator('GET', `/apps/${app.clientId}/consents?status=active`, bob);
+  assert.equal(consents.status, 200, consents.text);
+  assert.deepEqual(
+    (consents.json.data as { id: string; player: { username: string }; status: string }[]).map((consent) => [
+      consent.id,
+      consent.player.username,
+      consent.status,
+    ]),
+    [[user.consentId, player.username, 'active']],
+  );
+  const ofPlayer = await operator('GET', `/players/${player.username}/consents`, bob);
+  assert.deepEqual(
+    (ofPlayer.json.data as { client_id: string }[]).map((consent) => consent.client_id),
+    [app.clientId],
+  );
+  const accounts = await operator('GET', `/accounts?email=${encodeURIComponent(developer.email.toUpperCase())}`, bob);
+  assert.deepEqual(
+    (accounts.json.data as { email: string }[]).map((account) => account.email),
+    [developer.email],
+  );
+  const players = await operator(
+    'GET',
+    `/players?account=${encodeURIComponent(developer.email)}&username=${player.username}`,
+    bob,
+  );
+  assert.deepEqual(
+    (players.json.data as { username: string }[]).map((found) => found.username),
+    [player.username],
+  );
+  assertProblem(await operator('GET', `/apps/${app.clientId}/consents?status=paused`, bob), 400, 'INVALID_REQUEST');
   assertProblem(await operator('GET', '/apps?status=paused', bob), 400, 'INVALID_REQUEST');
   assertProblem(await operator('GET', '/apps?colour=red', bob), 400, 'INVALID_REQUEST');
 });

@@ -12,6 +12,7 @@ import { findAppsCommand, showAppCommand } from './app-directory.ts';
 import { suspendAppCommand, unsuspendAppCommand } from './apps.ts';
 import { auditCommand } from './audit.ts';
 import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
+import { listConsentsCommand } from './consent-listing.ts';
 import { endAppConsentsCommand, endConsentCommand, endPlayerConsentsCommand } from './consents.ts';
 import { createTokenCommand } from './create-token.ts';
 import { generateSigningKeyCommand } from './generate-signing-key.ts';
@@ -40,6 +41,7 @@ const commands: readonly Command[] = [
   showAppCommand,
   suspendAppCommand,
   unsuspendAppCommand,
+  listConsentsCommand,
   endConsentCommand,
   endAppConsentsCommand,
   endPlayerConsentsCommand,

@@ -34,6 +34,7 @@ const commandNames = [
   'show-app',
   'suspend-app',
   'unsuspend-app',
+  'list-consents',
   'end-consent',
   'end-app-consents',
   'end-player-consents',

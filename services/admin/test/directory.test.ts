@@ -13,6 +13,7 @@ import { findAccountsCommand, showAccountCommand } from '../src/account-director
 import { findAppsCommand, showAppCommand } from '../src/app-directory.ts';
 import { auditCommand } from '../src/audit.ts';
 import { AdminError, type Command } from '../src/command.ts';
+import { listConsentsCommand } from '../src/consent-listing.ts';
 import { commandHelp } from '../src/help.ts';
 import { findPlayersCommand, showPlayerCommand } from '../src/player-directory.ts';
 
@@ -25,6 +26,7 @@ const commands = [
   showAppCommand,
   findPlayersCommand,
   showPlayerCommand,
+  listConsentsCommand,
 ];
 
 interface Ran {
@@ -400,6 +402,28 @@ describe('with a database', needsPostgres, () => {
       assert.doesNotMatch(shown.out, new RegExp(secret?.hash as string));
       await assert.rejects(
         run(showAppCommand, {}, { client_id: 'svc_nosuchapp' }),
+        refused('APP_NOT_FOUND', /no app has the client id svc_nosuchapp/),
+      );
+    });
+  });
+
+  describe('consents', () => {
+    test("list-consents: an app's or a player's, newest granted first; exactly one of --app and --player", async () => {
+      const { app, developer } = await createTestApp(prisma, { scopes: ['profile.basic.read'] });
+      const player = await createPlayer(prisma, developer.id);
+      const granted = await prisma.consent.create({
+        data: { appId: app.id, playerId: player.player.id, scopes: ['profile.basic.read'], consentTextVersion: 'v1' },
+      });
+      const ofApp = await run(listConsentsCommand, { app: app.clientId });
+      const [heading, row, last] = lines(ofApp.out);
+      assert.match(heading as string, /^GRANTED\s+CONSENT\s+CLIENT ID\s+PLAYER\s+STATUS\s+ENDED$/);
+      assert.match(row as string, new RegExp(`${granted.id}\\s+${app.clientId}\\s+${player.username}\\s+active$`));
+      assert.equal(last, 'last page');
+      const ofPlayer = await run(listConsentsCommand, { player: player.username, status: 'revoked' });
+      assert.deepEqual(lines(ofPlayer.out), ['no consents', 'last page']);
+      await assert.rejects(run(listConsentsCommand, {}), usage(/give --app or --player/));
+      await assert.rejects(
+        run(listConsentsCommand, { app: 'svc_nosuchapp' }),
         refused('APP_NOT_FOUND', /no app has the client id svc_nosuchapp/),
       );
     });

@@ -8,6 +8,7 @@ export {
   consentRevokedPayload,
 } from './events.ts';
 export { type ConsentGrant, grantConsent } from './grant.ts';
+export { type ConsentList, type ListedConsent, listConsents } from './listing.ts';
 export {
   type BulkEnd,
   endAppConsents,

@@ -101,3 +101,37 @@ export async function consentActivity(db: Db, appId: string, since: Date): Promi
   ]);
   return [...granted, ...ended];
 }
+
+/** Which consents an operator lists: an app's or a player's, optionally of one status. */
+export interface ConsentListing {
+  appId?: string;
+  playerId?: string;
+  status?: Consent['status'];
+}
+
+/** Where a consent stands in a listing: granted_at, then id. */
+export interface ConsentPosition {
+  grantedAt: Date;
+  id: string;
+}
+
+/** Consents newest granted first, after a position, with their app's client id and player's username. */
+export const consentsNewestFirst = (
+  db: Db,
+  { appId, playerId, status }: ConsentListing,
+  after: ConsentPosition | null,
+  take: number,
+) =>
+  db.consent.findMany({
+    where: {
+      AND: [
+        { ...(appId && { appId }), ...(playerId && { playerId }), ...(status && { status }) },
+        ...(after
+          ? [{ OR: [{ grantedAt: { lt: after.grantedAt } }, { grantedAt: after.grantedAt, id: { lt: after.id } }] }]
+          : []),
+      ],
+    },
+    include: { app: { select: { clientId: true } }, player: { select: { username: true } } },
+    orderBy: [{ grantedAt: 'desc' }, { id: 'desc' }],
+    take,
+  });

@@ -16,6 +16,7 @@ import { authenticate } from './authenticate.ts';
 import { consentRoutes } from './consents.ts';
 import { documentRoutes } from './document.ts';
 import { type FailedAttempts, failedAttempts } from './failures.ts';
+import { listingRoutes } from './listings.ts';
 import { operatorLogger } from './operator-log.ts';
 import { playerRoutes } from './players.ts';
 import { refusalsAsProblems } from './refusals.ts';
@@ -24,7 +25,15 @@ import { type AdminResource, adminRoutes } from './routes.ts';
 
 export const adminApiPath = '/admin/v1';
 
-const resources: AdminResource[] = [documentRoutes, accountRoutes, playerRoutes, appRoutes, consentRoutes, auditRoutes];
+const resources: AdminResource[] = [
+  documentRoutes,
+  listingRoutes,
+  accountRoutes,
+  playerRoutes,
+  appRoutes,
+  consentRoutes,
+  auditRoutes,
+];
 
 export interface AdminApiDependencies {
   prisma: PrismaClient;

@@ -17,7 +17,7 @@ export async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Pro
   );
 }
 
-async function playerView(prisma: AdminRoutes['prisma'], player: SandboxPlayer) {
+export async function playerView(prisma: AdminRoutes['prisma'], player: SandboxPlayer) {
   const account = await findAccount(prisma, player.accountId);
   return {
     id: player.id,

@@ -1,0 +1,59 @@
+// admin list-consents: the consents of an app or of a player, newest granted first, as the
+// operator checks them before or after ending some. Reads only: nothing is changed or recorded.
+import type { PrismaClient } from '@devplat/db';
+import { findAppByClientId } from '@devplat/domain/apps';
+import { listConsents } from '@devplat/domain/consents';
+import { findPlayerByUsername } from '@devplat/domain/players';
+import { refuse } from '@devplat/domain/refusal';
+import { type Command, type Invocation, usageError } from './command.ts';
+import { adminConfig, withDatabase } from './connections.ts';
+import { pageOf, pageOptions, printPage, text, time } from './listing.ts';
+
+/** Whose consents: the app (--app) or the player (--player), exactly one of them. */
+async function ownerOf(prisma: PrismaClient, invocation: Invocation) {
+  const clientId = text(invocation, 'app');
+  const username = text(invocation, 'player');
+  if ((clientId === undefined) === (username === undefined)) throw usageError('give --app or --player, one of them');
+  if (clientId !== undefined) {
+    const app = await findAppByClientId(prisma, clientId.toLowerCase());
+    return { appId: app?.id ?? refuse('APP_NOT_FOUND', `no app has the client id ${clientId}`) };
+  }
+  const player = await findPlayerByUsername(prisma, (username as string).toLowerCase());
+  return { playerId: player?.id ?? refuse('PLAYER_NOT_FOUND', `no sandbox player has the username ${username}`) };
+}
+
+export const listConsentsCommand: Command = {
+  name: 'list-consents',
+  summary: 'List the consents of an app or of a player, newest granted first',
+  details: `Prints the consents of the app (--app <client_id>) or of the sandbox player (--player <username>),
+newest granted first, a page at a time (granted, consent id, client id, player, status, ended and
+why), then "next page: --cursor <C>" or "last page". --status keeps only active or only revoked
+ones. Exit 65 when no such app or player exists or a filter is refused.`,
+  args: [],
+  options: {
+    app: { type: 'string', value: '<client_id>', description: "The app's consents" },
+    player: { type: 'string', value: '<username>', description: "The player's consents" },
+    status: { type: 'string', value: '<status>', description: 'active or revoked' },
+    ...pageOptions,
+  },
+  async run(invocation) {
+    const status = text(invocation, 'status');
+    await withDatabase(adminConfig(invocation.env), async (prisma) => {
+      const owner = await ownerOf(prisma, invocation);
+      const { items, nextCursor } = await listConsents(prisma, owner, {
+        ...(status !== undefined && { status }),
+        ...pageOf(invocation),
+      });
+      const rows = items.map((consent) => [
+        time(consent.grantedAt),
+        consent.id,
+        consent.app.clientId,
+        consent.player.username,
+        consent.status,
+        consent.revokedAt ? `${time(consent.revokedAt)} ${consent.revocationReason ?? ''}`.trim() : '',
+      ]);
+      const headings = ['GRANTED', 'CONSENT', 'CLIENT ID', 'PLAYER', 'STATUS', 'ENDED'];
+      printPage(invocation.io, { headings, rows, none: 'no consents' }, nextCursor);
+    });
+  },
+};
