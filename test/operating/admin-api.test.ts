@@ -366,7 +366,7 @@ describe('the admin API', { skip: needsStores }, () => {
     assertProblem(await call$('POST', '/accounts/nobody@developer.test/suspend', { token: alice }), 404, 'NOT_FOUND');
     assertProblem(await call$('GET', '/players/nobody-at-all', { token: alice }), 404, 'NOT_FOUND');
     assertProblem(await call$('POST', '/players/nobody-at-all/enable', { token: alice }), 404, 'NOT_FOUND');
-    for (const path of ['/nowhere', '/accounts', '/accounts/a@b.test/', '/Accounts/a@b.test']) {
+    for (const path of ['/nowhere', '/accounts/a@b.test/apps', '/accounts/a@b.test/', '/Accounts/a@b.test']) {
       assertProblem(await call$('GET', path, { token: alice }), 404, 'NOT_FOUND');
     }
     // Outside /admin/v1 too (no document path there to check it against).
