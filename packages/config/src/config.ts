@@ -54,6 +54,19 @@ export interface Config {
   webhooks: WebhookSettings;
   signIn: SignInSettings;
   admin: AdminSettings;
+  usage: UsageSettings;
+}
+
+/**
+ * How often auth writes its usage bookkeeping (tokens per app per hour, each secret's last use),
+ * which the token endpoint only adds up in memory. Shorter shows operators fresher numbers and
+ * costs more writes; what is not yet written when a process dies is lost.
+ */
+export interface UsageSettings {
+  /** USAGE_COUNT_FLUSH_MS: the token counts to Redis (default 5 s). */
+  countFlushMs: number;
+  /** USAGE_LAST_USED_FLUSH_MS: the secrets' last use to PostgreSQL (default 60 s). */
+  lastUsedFlushMs: number;
 }
 
 /** The operators' admin API: a listener of its own, never behind the gateway. */
@@ -518,6 +531,10 @@ export function loadConfig(env: Env = process.env, { requireSharedSecrets = true
       lockSeconds: integer(env, 'SIGN_IN_LOCK_SECONDS', 30, 1, 3600),
     },
     admin: adminSettings(env),
+    usage: {
+      countFlushMs: integer(env, 'USAGE_COUNT_FLUSH_MS', 5_000, 10, 300_000),
+      lastUsedFlushMs: integer(env, 'USAGE_LAST_USED_FLUSH_MS', 60_000, 10, 3_600_000),
+    },
   };
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');

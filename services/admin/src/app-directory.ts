@@ -1,8 +1,10 @@
 // admin find-apps / show-app: apps across every developer, as the operator looks them up before
 // suspending one or ending its consents. Reads only: nothing is changed, and nothing is audited.
+import type { TokenUsage } from '@devplat/apps';
 import { appDetails, searchApps } from '@devplat/domain/apps';
+import { DependencyUnavailableError } from '@devplat/errors';
 import type { Command } from './command.ts';
-import { adminConfig, withDatabase } from './connections.ts';
+import { adminConfig, withDatabase, withUsage } from './connections.ts';
 import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
 
 export const findAppsCommand: Command = {
@@ -48,23 +50,28 @@ since inclusive, until exclusive. Exit 65 when a filter is refused.`,
 
 export const showAppCommand: Command = {
   name: 'show-app',
-  summary: 'Show one app: its developer, scopes, redirect URIs, webhook, secrets and consents',
+  summary: 'Show one app: its developer, scopes, redirect URIs, webhook, use, secrets and consents',
   details: `Prints the app with this client id (in any case), deleted ones too: name, status, developer,
 when it was created, its scopes and redirect URIs, its webhook URL and its deliveries of the last
-24 hours by status, its secrets (id, status, created, revoked; never a hash) and how many players
-have an active consent. Exit 65 when no app has the client id.`,
+24 hours by status, the access tokens it got in the current UTC hour and the 23 before it (from
+REDIS_URL's counters, which the auth service writes every few seconds; unknown without REDIS_URL),
+its secrets (id, status, created, revoked, last used: about a minute behind; never a hash) and how
+many players have an active consent. Exit 65 when no app has the client id.`,
   args: ['client_id'],
   options: {},
   async run({ args, env, io }) {
-    await withDatabase(adminConfig(env), async (prisma) => {
+    const config = adminConfig(env);
+    await withDatabase(config, async (prisma) => {
       const { app, developerEmail, secrets, activeConsents, deliveriesLastDay } = await appDetails(
         prisma,
         args.client_id as string,
       );
+      const tokens = await withUsage(config, (usage) => tokensLastDay(usage, app.id));
       const secretLines = secrets.map(
         (secret) =>
           `${secret.id} ${secret.status} created ${time(secret.createdAt)}` +
-          (secret.revokedAt ? ` revoked ${time(secret.revokedAt)}` : ''),
+          (secret.revokedAt ? ` revoked ${time(secret.revokedAt)}` : '') +
+          ` last used ${secret.lastUsedAt ? time(secret.lastUsedAt) : '(none recorded)'}`,
       );
       io.out(
         table(
@@ -78,6 +85,7 @@ have an active consent. Exit 65 when no app has the client id.`,
             ['redirect uris', app.redirectUris.join(' ') || '(none)'],
             ['webhook url', app.webhookUrl ?? '(none)'],
             ['deliveries 24 h', countsByStatus(deliveriesLastDay)],
+            ['tokens 24 h', tokens],
             ['active consents', String(activeConsents)],
             ...secretLines.map((line, index) => [index === 0 ? 'secrets' : '', line]),
           ],
@@ -86,3 +94,17 @@ have an active consent. Exit 65 when no app has the client id.`,
     });
   },
 };
+
+/**
+ * The app's access tokens of the last 24 hours, in words. The rest of show-app is PostgreSQL's: a
+ * Redis that does not answer leaves this one line unknown rather than failing the command.
+ */
+async function tokensLastDay(usage: TokenUsage | null, appId: string): Promise<string> {
+  if (!usage) return 'unknown (no REDIS_URL)';
+  try {
+    return String(await usage.lastDay(appId));
+  } catch (error) {
+    if (error instanceof DependencyUnavailableError) return 'unknown (Redis did not answer)';
+    throw error;
+  }
+}

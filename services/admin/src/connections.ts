@@ -1,9 +1,10 @@
 // The stores a command works on: the deployment's PostgreSQL (DATABASE_URL, required) and, for the
-// changes every process's app directory must hear of, its Redis (REDIS_URL, when set). The settings
+// changes every process's app directory must hear of and the token counters show-app reads, its
+// Redis (REDIS_URL, when set). The settings
 // are read as the services read them (loadStoreSettings: the same names, *_FILE forms and
 // messages); the admin command signs nothing and serves nothing, so the only secret it reads is
 // PAIRWISE_SECRET, and only the commands that end consents.
-import { type AppDirectory, appDirectory } from '@devplat/apps';
+import { type AppDirectory, appDirectory, type TokenUsage, tokenUsage } from '@devplat/apps';
 import { ConfigError, loadConfig, loadStoreSettings, type StoreSettings } from '@devplat/config';
 import { openDatabase, type PrismaClient, schemaVersionProblem } from '@devplat/db';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
@@ -80,6 +81,21 @@ export async function withDirectory<T>(
   }
   try {
     return await work(appDirectory(prisma, store));
+  } finally {
+    await store.close().catch(() => {});
+  }
+}
+
+/**
+ * Runs work with the token counters auth keeps on REDIS_URL's store (reads only); null without
+ * REDIS_URL: a platform without Redis counts in its own memory, out of this command's reach.
+ */
+export async function withUsage<T>(config: StoreSettings, work: (usage: TokenUsage | null) => Promise<T>): Promise<T> {
+  if (!config.redisUrl) return work(null);
+  const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
+  await store.ready();
+  try {
+    return await work(tokenUsage(store));
   } finally {
     await store.close().catch(() => {});
   }

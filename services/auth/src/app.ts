@@ -1,7 +1,8 @@
+import { flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import { apiApp, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
+import { apiApp, type Closer, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import type { Tracing } from '@devplat/tracing';
@@ -40,12 +41,18 @@ export interface AuthService {
   playerClient: Koa;
   /** AUTH_INTERNAL_URL: the JWKS the api service verifies with. */
   internal: Koa;
+  /** What the drain runs before it closes the stores: the usage bookkeeping's last flush. */
+  closers: Closer[];
 }
 
 export function buildAuthService(deps: AuthDependencies): AuthService {
   const provider = createProvider(deps);
+  // Each app's tokens and each secret's last use, for operators (show-app): the token endpoint
+  // notes them in memory, the timers write them to Redis and PostgreSQL.
+  const usage = tokenUsage(deps.store, { prisma: deps.prisma, log: deps.logger.child({ part: 'usage' }) });
+  const flushing = flushUsageEvery(usage, deps.config.usage);
   return {
-    api: buildTokenApp(deps, provider),
+    api: buildTokenApp(deps, provider, usage),
     playerClient: buildPlayerClientApp({
       config: deps.config,
       pairwiseSecret: deps.secrets.pairwiseSecret,
@@ -57,14 +64,16 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       metrics: deps.metrics,
     }),
     internal: buildInternalApp(deps.secrets, deps.logger, deps.metrics),
+    closers: [{ name: 'usage bookkeeping', close: () => flushing.stop() }],
   };
 }
 
 function buildTokenApp(
   { config, secrets, prisma, logger, metrics, tracing }: AuthDependencies,
   provider: Provider,
+  usage: TokenUsage,
 ): Koa {
-  const telemetry = oauthTelemetry(metrics, tracing);
+  const telemetry = oauthTelemetry(metrics, tracing, usage);
   const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider));
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);

@@ -56,7 +56,8 @@ const running = await openService({
     { name: 'player client', server: playerServer },
     { name: 'internal', server: internalServer },
   ],
-  closers: [...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
+  // The usage bookkeeping's last flush needs both stores: before they close.
+  closers: [...service.closers, ...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
 process.stdout.write(
   `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}, ` +

@@ -1,18 +1,22 @@
 // What the token and revocation endpoints' answers tell the operators, read after the answer
 // boundary (provider-answers.ts) has held them to the contract: the log line's client id and OAuth
-// error, tokens issued and refusals counted, and a span per request.
+// error, tokens issued and refusals counted, a span per request, and the usage bookkeeping (each
+// app's tokens, each secret's last use: only noted here, written later off the path).
+import type { TokenUsage } from '@devplat/apps';
 import { requestCutOff } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 import type { Context, Middleware, Next } from 'koa';
+import { tokenRequestFacts } from './token-request.ts';
 
-export function oauthTelemetry(metrics?: Metrics, tracing: Tracing = noopTracing): Middleware {
+export function oauthTelemetry(metrics?: Metrics, tracing: Tracing = noopTracing, usage?: TokenUsage): Middleware {
   const observe = async (ctx: Context, next: Next) => {
     await next();
     // A body its client cut off is no refusal: the provider's invalid_request reached nobody.
     if (requestCutOff(ctx.req)) return;
     noteForTheLog(ctx);
     if (metrics) countAnswer(metrics, ctx);
+    if (usage) noteUsage(usage, ctx);
   };
   if (!tracing.enabled) return observe;
   return (ctx, next) =>
@@ -46,6 +50,17 @@ function noteForTheLog(ctx: Context): void {
   if (typeof clientId === 'string') ctx.state.clientId = clientId;
   const error = (ctx.body as { error?: unknown } | undefined)?.error;
   if (ctx.status >= 400 && typeof error === 'string') ctx.state.errorCode = error;
+}
+
+/**
+ * The secret that authenticated (on either endpoint, whatever the answer: it was used) and, for an
+ * access token issued, its app, both from what the request learnt (token-request.ts). Two map
+ * updates in this process; usage.ts in @devplat/apps writes them to the stores later.
+ */
+function noteUsage(usage: TokenUsage, ctx: Context): void {
+  const facts = tokenRequestFacts(ctx);
+  if (facts.clientSecretId !== undefined) usage.secretUsed(facts.clientSecretId);
+  if (ctx.status === 200 && facts.app && endpointOf(ctx) === 'token') usage.count(facts.app.id);
 }
 
 /** Tokens issued by grant type, and refusals by the OAuth error noted for the log line. */

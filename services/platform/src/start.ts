@@ -119,6 +119,8 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       metrics,
       tracing,
     });
+    // Its usage bookkeeping flushes once more on the drain, before the stores close.
+    closers.unshift(...auth.closers);
     const open = async (name: string, app: RequestListener, url: URL, port: number, pages: Site | null = null) => {
       listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages) });
     };

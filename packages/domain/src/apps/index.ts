@@ -28,4 +28,6 @@ export {
   findApp,
   findAppByClientId,
   findAppWithSecrets,
+  recordSecretsLastUsed,
+  type SecretUse,
 } from './store.ts';

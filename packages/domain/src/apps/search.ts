@@ -54,8 +54,11 @@ export async function searchApps(db: Db, search: AppSearch): Promise<Page<App>> 
 export interface AppDetails {
   app: App;
   developerEmail: string;
-  /** Metadata only: never a hash. */
-  secrets: Pick<ClientSecret, 'id' | 'status' | 'createdAt' | 'revokedAt'>[];
+  /**
+   * Metadata only: never a hash. lastUsedAt is when the secret last authenticated a call, as auth
+   * records it (at most about a minute behind); null when it has not since that was recorded.
+   */
+  secrets: Pick<ClientSecret, 'id' | 'status' | 'createdAt' | 'revokedAt' | 'lastUsedAt'>[];
   activeConsents: number;
   /** The app's webhook deliveries made in the last 24 hours, by their status now. */
   deliveriesLastDay: Record<string, number>;
@@ -79,7 +82,7 @@ export async function appDetails(db: Db, clientId: string): Promise<AppDetails> 
     developerEmail: account?.email ?? '',
     secrets: secrets
       .toSorted((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-      .map(({ id, status, createdAt, revokedAt }) => ({ id, status, createdAt, revokedAt })),
+      .map(({ id, status, createdAt, revokedAt, lastUsedAt }) => ({ id, status, createdAt, revokedAt, lastUsedAt })),
     activeConsents,
     deliveriesLastDay,
   };

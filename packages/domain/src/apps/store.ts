@@ -62,6 +62,32 @@ export const revokeActiveSecret = (
     data: { status: 'revoked', revokedAt: new Date() },
   });
 
+/** When a secret authenticated a call: its id and the time (auth's usage bookkeeping). */
+export interface SecretUse {
+  secretId: string;
+  at: Date;
+}
+
+/**
+ * Bookkeeping, not a change the developer made: no event and no audit record. Each secret's
+ * last_used_at moves only forward (a flush that arrives late never moves it back), and a row
+ * already as recent is left unwritten. The rows are locked in id order first, so two auth
+ * processes writing overlapping secrets wait for each other instead of deadlocking. Returns how
+ * many rows moved.
+ */
+export function recordSecretsLastUsed(db: Db, uses: readonly SecretUse[]): Promise<number> {
+  if (uses.length === 0) return Promise.resolve(0);
+  const ids = uses.map((use) => use.secretId);
+  const times = uses.map((use) => use.at.toISOString());
+  return db.$executeRaw`
+    WITH used AS (SELECT * FROM unnest(${ids}::uuid[], ${times}::timestamptz[]) AS u(id, at)),
+         locked AS (SELECT s.id, used.at FROM client_secrets s JOIN used ON used.id = s.id
+                     WHERE s.last_used_at IS NULL OR s.last_used_at < used.at
+                     ORDER BY s.id FOR UPDATE OF s)
+    UPDATE client_secrets s SET last_used_at = GREATEST(s.last_used_at, locked.at)
+      FROM locked WHERE s.id = locked.id`;
+}
+
 /** The client ids of one app, or of an account's apps (whatever their status). */
 export const clientIdsOf = async (db: Db, where: { id: string } | { accountId: string }): Promise<string[]> =>
   (await db.app.findMany({ where, select: { clientId: true } })).map((app) => app.clientId);
