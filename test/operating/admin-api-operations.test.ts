@@ -10,19 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { adminCall, operatorTokensFile, type RunningAdminApi, startAdminApi } from '@devplat/test/admin-api';
-import { allowOverHttp } from '@devplat/test/connected-apps';
 import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { realPostgresUrl } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
 import type { UserTokens } from '@devplat/test/oauth';
+import { connectedApp as connectedAppOf } from '@devplat/test/operator-fixtures';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import {
-  answer,
-  eventually,
-  startWebhookReceiver,
-  verifyWebhook,
-  type WebhookReceiver,
-} from '@devplat/test/webhook-receiver';
+import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { operatorToken } from '../../services/admin/src/create-token.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim() || null;
@@ -80,7 +74,6 @@ const developerApi = (method: string, path: string, body?: unknown) =>
 const get = (path: string, user: UserTokens) =>
   call(platform.base, path, { headers: { authorization: `Bearer ${user.accessToken}` } });
 
-type Event = { type: string; data: Record<string, unknown> };
 type AuditLine = {
   action: string;
   actor_type: string;
@@ -89,36 +82,8 @@ type AuditLine = {
   details: Record<string, unknown>;
 };
 
-/** An app of the developer with a webhook, and a player who allowed it: their user tokens. */
-async function connectedApp(name: string) {
-  const created = await developerApi('POST', '/apps', {
-    name,
-    redirect_uris: ['http://127.0.0.1:9/callback'],
-    scopes: ['city.public.read', 'profile.basic.read'],
-    webhook_url: receiver.url,
-  });
-  assert.equal(created.status, 201, created.text);
-  const app = {
-    clientId: created.json.app.client_id as string,
-    clientSecret: created.json.client_secret as string,
-    signingSecret: created.json.app.webhook_signing_secret as string,
-    app: { redirectUris: created.json.app.redirect_uris as string[] },
-  };
-  const player = { username: `player-${randomBytes(4).toString('hex')}`, password: 'player password' };
-  assert.equal((await developerApi('POST', '/sandbox-players', { ...player, display_name: 'Pat' })).status, 201);
-  const user = await allowOverHttp(platform.base, app, player);
-  // The receiver serves every app of the test: this app's events are those its secret signed.
-  const events = () =>
-    receiver.received.flatMap((received) => {
-      try {
-        return [verifyWebhook(app.signingSecret, received as never) as Event];
-      } catch {
-        return [];
-      }
-    });
-  const granted = await eventually(() => events().find((event) => event.type === 'consent.granted'));
-  return { app, player, user, events, granted };
-}
+const connectedApp = (name: string) =>
+  connectedAppOf({ base: platform.base, console: platform.console, developer, receiver }, name);
 
 test("an operator suspends an app in use and ends a player's consents; the app, its developer and its webhook see it; the audit log shows both", {
   skip,

@@ -8,20 +8,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { allowOverHttp, formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
+import { formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
 import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { realPostgresUrl } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
 import type { UserTokens } from '@devplat/test/oauth';
+import { connectedApp } from '@devplat/test/operator-fixtures';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { runProcess } from '@devplat/test/process';
-import {
-  answer,
-  eventually,
-  startWebhookReceiver,
-  verifyWebhook,
-  type WebhookReceiver,
-} from '@devplat/test/webhook-receiver';
+import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 
 // The admin command works on a deployment's PostgreSQL; PGlite lives inside the platform's process.
 const skip = realPostgresUrl ? false : 'needs DATABASE_URL (a real PostgreSQL the admin command can reach)';
@@ -89,28 +84,14 @@ async function appPage(clientId: string): Promise<string> {
   return page.text();
 }
 
-type Event = { type: string; data: Record<string, unknown> };
-
 test("suspend an app, lift it, then end a player's consents", { skip }, async () => {
-  const created = await api('POST', '/apps', {
-    name: 'Abusive App',
-    redirect_uris: ['http://127.0.0.1:9/callback'],
-    scopes: ['city.public.read', 'profile.basic.read'],
-    webhook_url: receiver.url,
-  });
-  assert.equal(created.status, 201, created.text);
-  const app = {
-    clientId: created.json.app.client_id as string,
-    clientSecret: created.json.client_secret as string,
-    signingSecret: created.json.app.webhook_signing_secret as string,
-    app: { redirectUris: created.json.app.redirect_uris as string[] },
-  };
-  const player = { username: `abused-${Date.now()}`, password: 'player password' };
-  assert.equal((await api('POST', '/sandbox-players', { ...player, display_name: 'Pat' })).status, 201);
-  const tokens = await allowOverHttp(platform.base, app, player);
-  const [granted] = await receiver.waitForRequests(1);
-  const grantedEvent = verifyWebhook(app.signingSecret, granted as never) as Event;
-  assert.equal(grantedEvent.type, 'consent.granted');
+  const {
+    app,
+    player,
+    user: tokens,
+    events,
+    granted,
+  } = await connectedApp({ base: platform.base, console: platform.console, developer, receiver }, 'Abusive App');
   assert.equal((await get('/cities?limit=100', tokens)).status, 200);
   assert.equal((await get('/me', tokens)).status, 200);
 
@@ -137,12 +118,8 @@ test("suspend an app, lift it, then end a player's consents", { skip }, async ()
   const refreshed = await refresh(platform.base, app, tokens.refreshToken);
   assert.equal(refreshed.status, 400, refreshed.text);
   assert.equal(refreshed.json.error, 'invalid_grant');
-  const revoked = await eventually(() =>
-    receiver.received
-      .map((received) => verifyWebhook(app.signingSecret, received as never) as Event)
-      .find((event) => event.type === 'consent.revoked'),
-  );
+  const revoked = await eventually(() => events().find((event) => event.type === 'consent.revoked'));
   assert.equal(revoked.data.reason, 'operator_revocation');
   assert.equal(revoked.data.consent_id, tokens.consentId);
-  assert.equal(revoked.data.sub, grantedEvent.data.sub, "the player's pairwise subject for the app");
+  assert.equal(revoked.data.sub, granted.data.sub, "the player's pairwise subject for the app");
 });

@@ -3,7 +3,7 @@
 import type { Account, PrismaClient } from '@devplat/db';
 import { isUuid } from '@devplat/db';
 import { findAccount, findAccountByEmail, searchAccounts } from '@devplat/domain/accounts';
-import { appsOfAccount } from '@devplat/domain/apps';
+import { appCountsOfAccount } from '@devplat/domain/apps';
 import { playerCountsOfAccount } from '@devplat/domain/players';
 import { Refusal } from '@devplat/domain/refusal';
 import type { Command } from './command.ts';
@@ -80,9 +80,10 @@ status (and since when it is suspended), when it was created, how many apps it h
   async run({ args, env, io }) {
     await withDatabase(adminConfig(env), async (prisma) => {
       const account = await namedAccount(prisma, args.account as string);
-      const apps: Record<string, number> = {};
-      for (const app of await appsOfAccount(prisma, account.id)) apps[app.status] = (apps[app.status] ?? 0) + 1;
-      const players = await playerCountsOfAccount(prisma, account.id);
+      const [apps, players] = await Promise.all([
+        appCountsOfAccount(prisma, account.id),
+        playerCountsOfAccount(prisma, account.id),
+      ]);
       const suspended =
         account.status === 'suspended' && account.suspendedAt ? ` since ${time(account.suspendedAt)}` : '';
       io.out(

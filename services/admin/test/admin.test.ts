@@ -2,7 +2,6 @@
 // real PostgreSQL and Redis (DATABASE_URL, REDIS_URL), each test on data of its own (a database of
 // its own for the janitor, a platform of its own for the account and player commands).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash, createPrivateKey, createPublicKey, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { validateSigningKeys } from '@devplat/config';
@@ -13,7 +12,7 @@ import { assertProblem, call } from '@devplat/test/http';
 import { authorizationRequest, basicAuth, redeemCode } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
-import { freePort, repoRoot } from '@devplat/test/process';
+import { freePort, runProcess } from '@devplat/test/process';
 
 const entryPoint = 'services/admin/src/main.ts';
 const commandNames = [
@@ -61,24 +60,10 @@ function baseEnv(): Record<string, string | undefined> {
   return rest;
 }
 
-function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+async function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const started = Date.now();
-  const child = spawn(process.execPath, [entryPoint, ...args], {
-    cwd: repoRoot,
-    env: { ...baseEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => {
-    child.once('close', (code) => resolve({ code, stdout, stderr, ms: Date.now() - started }));
-  });
+  const run = await runProcess(process.execPath, [entryPoint, ...args], { env: { ...baseEnv(), ...env } }).done;
+  return { ...run, ms: Date.now() - started };
 }
 
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');

@@ -24,6 +24,7 @@ export { type AppDetails, type AppSearch, appDetails, searchApps } from './searc
 export {
   type AppWithSecrets,
   appCountOfAccount,
+  appCountsOfAccount,
   appsOfAccount,
   findApp,
   findAppByClientId,

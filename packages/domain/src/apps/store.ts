@@ -111,6 +111,21 @@ export const appsOfAccount = (db: Db, accountId: string): Promise<AppWithSecrets
     orderBy: { createdAt: 'asc' },
   });
 
+/** How many apps the account has in each status but deleted; a status it has none in is absent. */
+export async function appCountsOfAccount(db: Db, accountId: string): Promise<Partial<Record<AppStatus, number>>> {
+  const groups = await db.app.groupBy({
+    by: ['status'],
+    where: { accountId, status: { not: 'deleted' } },
+    _count: { _all: true },
+  });
+  const counts: Partial<Record<AppStatus, number>> = {};
+  for (const status of ['active', 'disabled', 'suspended'] as const) {
+    const n = groups.find((group) => group.status === status)?._count._all;
+    if (n) counts[status] = n;
+  }
+  return counts;
+}
+
 /** How many apps the account has, in any status. */
 export const appCountOfAccount = (db: Db, accountId: string): Promise<number> => db.app.count({ where: { accountId } });
 

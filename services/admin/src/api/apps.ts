@@ -1,69 +1,51 @@
-// The admin API's apps: find them, show one, suspend one, lift the suspension. The apps room
+// The admin API's apps: show one, suspend one, lift the suspension (listings.ts finds them). The apps room
 // (@devplat/domain/apps) reads them and makes each change with its audit record, only when
 // something changed, telling every process's app directory before and after it; a second call
 // answers `changed: false`. appView is the app as every answer here shows it.
 import type { App } from '@devplat/db';
-import { findAccount } from '@devplat/domain/accounts';
-import { appDetails, findApp, findAppByClientId, searchApps, suspendApp, unsuspendApp } from '@devplat/domain/apps';
+import { emailsOfAccounts } from '@devplat/domain/accounts';
+import { appDetails, findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
-import { pageOf, pathText, queryText, readReason } from './request.ts';
+import { pathText, readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
 /** The app with the path's client id, unless there is none or its developer deleted it (404). */
+/** The client id in the path: svc_ and 26 letters or digits, so anything over 30 characters names no app. */
+const clientIdAt = (ctx: Context) => pathText(ctx, 'client_id', 'client id', 30);
+
 export async function appAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<App> {
-  const clientId = pathText(ctx, 'client_id', 'client id', 100);
+  const clientId = clientIdAt(ctx);
   const app = await findAppByClientId(prisma, clientId);
   if (!app) return refuse('APP_NOT_FOUND', `No app has the client id ${clientId}.`);
   if (app.status === 'deleted') return refuse('APP_NOT_FOUND', `The app ${clientId} was deleted by its developer.`);
   return app;
 }
 
-export async function appView(prisma: AdminRoutes['prisma'], app: App) {
-  const account = await findAccount(prisma, app.accountId);
-  return {
+/** The apps as every answer here shows them, their developers' e-mails read in one statement. */
+export async function appViews(prisma: AdminRoutes['prisma'], apps: readonly App[]) {
+  const emails = await emailsOfAccounts(
+    prisma,
+    apps.map((app) => app.accountId),
+  );
+  return apps.map((app) => ({
     id: app.id,
     client_id: app.clientId,
     name: app.name,
     status: app.status,
-    account: { id: app.accountId, email: account?.email ?? null },
+    account: { id: app.accountId, email: emails.get(app.accountId) ?? null },
     created_at: app.createdAt.toISOString(),
     suspended_at: app.suspendedAt?.toISOString() ?? null,
-  };
+  }));
 }
 
-const searchFilters = {
-  email: 'email',
-  client_id: 'clientId',
-  name: 'namePrefix',
-  status: 'status',
-  since: 'createdSince',
-  until: 'createdUntil',
-} as const;
+const appView = async (prisma: AdminRoutes['prisma'], app: App) => (await appViews(prisma, [app]))[0]!;
 
 export function appRoutes({ prisma, directory, guarded }: AdminRoutes): void {
-  guarded(
-    '/apps',
-    {
-      GET: async (ctx) => {
-        const given = Object.entries(searchFilters).flatMap(([name, member]) => {
-          const value = queryText(ctx, name);
-          return value === undefined ? [] : [[member, value]];
-        });
-        const { items, nextCursor } = await searchApps(prisma, { ...Object.fromEntries(given), ...pageOf(ctx) });
-        answer(ctx, 200, {
-          data: await Promise.all(items.map((app) => appView(prisma, app))),
-          next_cursor: nextCursor,
-        });
-      },
-    },
-    { query: [...Object.keys(searchFilters), 'limit', 'cursor'] },
-  );
-
   // Deleted apps too: an operator looking into one may need what its developer removed.
   guarded('/apps/:client_id', {
     GET: async (ctx) => {
-      const details = await appDetails(prisma, pathText(ctx, 'client_id', 'client id', 100));
+      const details = await appDetails(prisma, clientIdAt(ctx));
       const { app } = details;
       answer(ctx, 200, {
         ...(await appView(prisma, app)),

@@ -1,27 +1,26 @@
-// The admin API's listings: developer accounts and sandbox players found by the command's filters,
+// The admin API's listings: apps, developer accounts and sandbox players found by the commands' filters,
 // and the consents of an app or of a player, each newest first, a page at a time (`next_cursor`).
 // Reads only: nothing is changed or recorded. The same domain reads serve find-accounts,
 // find-players and list-consents.
 import type { Account } from '@devplat/db';
 import { searchAccounts } from '@devplat/domain/accounts';
+import { searchApps } from '@devplat/domain/apps';
 import { type ListedConsent, listConsents } from '@devplat/domain/consents';
 import { searchPlayers } from '@devplat/domain/players';
 import type { Context } from 'koa';
-import { appAt } from './apps.ts';
-import { playerAt, playerView } from './players.ts';
-import { pageOf, queryText } from './request.ts';
+import { appAt, appViews } from './apps.ts';
+import { playerAt, playerViews } from './players.ts';
+import { filtersOf, pageOf } from './request.ts';
 import { type AdminRoutes, answer } from './routes.ts';
 
-/** The query parameters named in `members` (parameter → search member), as given. */
-function filtersOf(ctx: Context, members: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(members).flatMap(([name, member]) => {
-      const value = queryText(ctx, name);
-      return value === undefined ? [] : [[member, value]];
-    }),
-  );
-}
-
+const appFilters = {
+  email: 'email',
+  client_id: 'clientId',
+  name: 'namePrefix',
+  status: 'status',
+  since: 'createdSince',
+  until: 'createdUntil',
+};
 const accountFilters = {
   email: 'email',
   email_contains: 'emailContains',
@@ -58,6 +57,16 @@ const consentView = (consent: ListedConsent) => ({
 
 export function listingRoutes({ prisma, guarded }: AdminRoutes): void {
   guarded(
+    '/apps',
+    {
+      GET: async (ctx) => {
+        const { items, nextCursor } = await searchApps(prisma, { ...filtersOf(ctx, appFilters), ...pageOf(ctx) });
+        answer(ctx, 200, { data: await appViews(prisma, items), next_cursor: nextCursor });
+      },
+    },
+    { query: [...Object.keys(appFilters), ...paging] },
+  );
+  guarded(
     '/accounts',
     {
       GET: async (ctx) => {
@@ -75,8 +84,7 @@ export function listingRoutes({ prisma, guarded }: AdminRoutes): void {
     {
       GET: async (ctx) => {
         const { items, nextCursor } = await searchPlayers(prisma, { ...filtersOf(ctx, playerFilters), ...pageOf(ctx) });
-        const data = await Promise.all(items.map((player) => playerView(prisma, player)));
-        answer(ctx, 200, { data, next_cursor: nextCursor });
+        answer(ctx, 200, { data: await playerViews(prisma, items), next_cursor: nextCursor });
       },
     },
     { query: [...Object.keys(playerFilters), ...paging] },

@@ -2,7 +2,7 @@
 // enable it. The players room makes each change with its audit record, only when something
 // changed; nothing caches a player's status, so the change holds from the very next call.
 import type { SandboxPlayer } from '@devplat/db';
-import { findAccount } from '@devplat/domain/accounts';
+import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { disablePlayer, enablePlayer, findPlayerByUsername } from '@devplat/domain/players';
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
@@ -17,17 +17,24 @@ export async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Pro
   );
 }
 
-export async function playerView(prisma: AdminRoutes['prisma'], player: SandboxPlayer) {
-  const account = await findAccount(prisma, player.accountId);
-  return {
+/** The players as every answer here shows them, their accounts' e-mails read in one statement. */
+export async function playerViews(prisma: AdminRoutes['prisma'], players: readonly SandboxPlayer[]) {
+  const emails = await emailsOfAccounts(
+    prisma,
+    players.map((player) => player.accountId),
+  );
+  return players.map((player) => ({
     id: player.id,
     username: player.username,
     display_name: player.displayName,
     status: player.status,
-    account: { id: player.accountId, email: account?.email ?? null },
+    account: { id: player.accountId, email: emails.get(player.accountId) ?? null },
     created_at: player.createdAt.toISOString(),
-  };
+  }));
 }
+
+export const playerView = async (prisma: AdminRoutes['prisma'], player: SandboxPlayer) =>
+  (await playerViews(prisma, [player]))[0]!;
 
 export function playerRoutes({ prisma, guarded }: AdminRoutes): void {
   guarded('/players/:username', {

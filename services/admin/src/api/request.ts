@@ -91,3 +91,13 @@ export function pageOf(ctx: Context): { limit?: number; cursor?: string } {
   }
   return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
 }
+
+/** The query parameters named in `members` (parameter → search member), as given. */
+export function filtersOf(ctx: Context, members: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(members).flatMap(([name, member]) => {
+      const value = queryText(ctx, name);
+      return value === undefined ? [] : [[member, value]];
+    }),
+  );
+}
