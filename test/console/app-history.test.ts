@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { appDirectory } from '@devplat/apps';
 import type { HistoryEntryView } from '@devplat/contract';
 import { suspendApp, unsuspendApp } from '@devplat/domain/apps';
-import { endAppConsents, grantConsent } from '@devplat/domain/consents';
+import { endAppConsents, endPlayerConsents, grantConsent } from '@devplat/domain/consents';
 import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { assertProblem } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
@@ -102,6 +102,8 @@ const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('"', 
 describe("an app's history", () => {
   let clientId: string;
   let expected: Seen[];
+  /** The player whose consents the platform ended: the developer's history never names them. */
+  let endedPlayer: { id: string; username: string };
 
   before(async () => {
     const created = await api('POST', '/apps', {
@@ -129,10 +131,13 @@ describe("an app's history", () => {
     const replayed = await api('POST', `/deliveries/${failedId}/replay`);
     assert.equal(replayed.status, 202, replayed.text);
 
-    // Two players allowed the app; then the platform ends the app's consents and suspends it.
+    // Three players allowed the app; the platform ends one player's consents (with every app), then
+    // the app's, and suspends it.
     const app = await prisma().app.findUniqueOrThrow({ where: { clientId } });
-    for (const _ of [1, 2]) {
-      const { player } = await createPlayer(prisma(), developer.id);
+    const players = [];
+    for (const _ of [1, 2, 3]) {
+      const { player, username } = await createPlayer(prisma(), developer.id);
+      players.push({ id: player.id, username });
       await grantConsent(prisma(), 'p'.repeat(32), {
         app,
         playerId: player.id,
@@ -140,6 +145,8 @@ describe("an app's history", () => {
         scopes: ['profile.basic.read'],
       });
     }
+    endedPlayer = players[2]!;
+    await endPlayerConsents(prisma(), 'p'.repeat(32), operator, endedPlayer, { reason });
     await endAppConsents(prisma(), 'p'.repeat(32), operator, app, { reason });
     assert.equal(await suspendApp(prisma(), directory(), operator, app.id, { reason }), true);
 
@@ -151,6 +158,12 @@ describe("an app's history", () => {
         action: 'app.consents_end',
         actor: { type: 'platform' },
         summary: '2 consents ended by the platform',
+        request_id: null,
+      },
+      {
+        action: 'player.consents_end',
+        actor: { type: 'platform' },
+        summary: "1 consent ended by the platform (a player's, with every app)",
         request_id: null,
       },
       {
@@ -192,17 +205,17 @@ describe("an app's history", () => {
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.json.next_cursor, null, 'all on one page');
     assertNewestFirst(answer.json.data, expected);
-    for (const internal of [operator.operator, reason, 'ticket 4711']) {
+    for (const internal of [operator.operator, reason, 'ticket 4711', endedPlayer.username, endedPlayer.id]) {
       assert.ok(!answer.text.includes(internal), `the history never shows ${internal}`);
     }
   });
 
   test('pages with a cursor: every entry once, in the same order', async () => {
     const whole = (await api('GET', `/apps/${clientId}/history`)).json.data as HistoryEntryView[];
-    const pages = await pagesOf(clientId, 4);
+    const pages = await pagesOf(clientId, 3);
     assert.deepEqual(
       pages.map((page) => page.data.length),
-      [4, 4],
+      [3, 3, 3],
     );
     assert.deepEqual(
       pages.flatMap((page) => page.data),

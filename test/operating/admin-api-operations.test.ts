@@ -13,7 +13,7 @@ import { adminCall, operatorTokensFile, type RunningAdminApi, startAdminApi } fr
 import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { realPostgresUrl } from '@devplat/test/database';
 import { assertProblem, call } from '@devplat/test/http';
-import type { UserTokens } from '@devplat/test/oauth';
+import { basicAuth, type UserTokens } from '@devplat/test/oauth';
 import { connectedApp as connectedAppOf } from '@devplat/test/operator-fixtures';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
@@ -53,6 +53,8 @@ before(async () => {
     WEBHOOK_ALLOW_LOOPBACK_HTTP: 'on',
     WEBHOOK_POLL_MS: '50',
     WEBHOOK_BACKOFF_BASE_MS: '50',
+    USAGE_COUNT_FLUSH_MS: '50',
+    USAGE_LAST_USED_FLUSH_MS: '50',
   });
   receiver = await startWebhookReceiver(answer(204));
   developer = await registerDeveloper(platform.console);
@@ -268,8 +270,25 @@ test('an operator finds apps, accounts, players and consents, and looks into an 
     (byName.json.data as { client_id: string }[]).map((row) => row.client_id),
     [app.clientId],
   );
-  const shown = await operator('GET', `/apps/${app.clientId}`, bob);
-  assert.equal(shown.status, 200, shown.text);
+  // The code's redemption was one token; a client-credentials grant is the second. Both counts and
+  // the secret's last use are written off the token path, within a flush (50 ms here).
+  const issued = await call(platform.base, '/oauth/token', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(app.clientId, app.clientSecret),
+    },
+    body: 'grant_type=client_credentials',
+  });
+  assert.equal(issued.status, 200, issued.text);
+  const shown = await eventually(async () => {
+    const answer = await operator('GET', `/apps/${app.clientId}`, bob);
+    assert.equal(answer.status, 200, answer.text);
+    const used = (answer.json.secrets as { last_used_at: string | null }[])[0]?.last_used_at;
+    return answer.json.tokens_last_day === 2 && used !== null && answer;
+  });
+  const lastUsed = Date.parse((shown.json.secrets as { last_used_at: string }[])[0]!.last_used_at);
+  assert.ok(Math.abs(Date.now() - lastUsed) < 60_000, `last used ${new Date(lastUsed).toISOString()}`);
   assert.equal(shown.json.active_consents, 1);
   assert.equal(shown.json.webhook_url, receiver.url);
   assert.deepEqual(

@@ -70,7 +70,7 @@ function refused(detail: RegExp) {
 }
 
 describe('appHistory', () => {
-  test("every operation on an app is in its history, and only there, with who did it; a player's consents ended across apps are in none", async () => {
+  test("every operation on an app is in its history, and only there, with who did it; a player's consents ended across apps are in each app's", async () => {
     const app = await createTestApp(database.prisma, { scopes: ['city.public.read'] });
     const neighbour = await createTestApp(database.prisma);
     const developer = { accountId: app.developer.id, requestId: `req_${'a'.repeat(32)}` };
@@ -100,7 +100,7 @@ describe('appHistory', () => {
     await endConsentByOperator(database.prisma, pairwiseSecret, operator, single.id);
     await consentOf(app, two?.id as string);
     await endAppConsents(database.prisma, pairwiseSecret, operator, app.app);
-    // One player's consents with both apps, ended by the platform: a player's, not an app's.
+    // One player's consents with both apps, ended by the platform: in both apps' histories.
     await consentOf(app, three?.id as string);
     await consentOf(neighbour, three?.id as string);
     await endPlayerConsents(database.prisma, pairwiseSecret, operator, three as { id: string; username: string });
@@ -141,6 +141,7 @@ describe('appHistory', () => {
         byPlatform('app.unsuspend'),
         byPlatform('consent.end', single.id),
         byPlatform('app.consents_end'),
+        byPlatform('player.consents_end', three?.id),
         byDeveloper('app.delete'),
       ].toSorted((a, b) => a.action.localeCompare(b.action) || String(a.targetId).localeCompare(String(b.targetId))),
     );
@@ -151,13 +152,22 @@ describe('appHistory', () => {
     const neighbours = (await wholeHistory(neighbour.app.id)).flat();
     assert.deepEqual(
       neighbours.map((record) => record.action).toSorted(),
-      ['app.create', 'secret.create'],
+      ['app.create', 'player.consents_end', 'secret.create'],
       "the neighbour's history has its own records only",
     );
-    const playerEnd = await database.prisma.auditRecord.findFirstOrThrow({
+    const playerEnds = await database.prisma.auditRecord.findMany({
       where: { action: 'player.consents_end', targetId: three?.id },
     });
-    assert.equal(playerEnd.appId, null, "a player's consents across apps are in no app's history");
+    assert.deepEqual(
+      playerEnds
+        .map((record) => [record.appId, (record.details as { client_id?: string }).client_id])
+        .toSorted((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [
+        [appId, app.clientId],
+        [neighbour.app.id, neighbour.clientId],
+      ].toSorted((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      "one record for each app the player's end touched",
+    );
   });
 
   test('pages newest first by (created_at, id): no record skipped or repeated; a cursor of another listing and a bad limit are refused', async () => {

@@ -199,17 +199,26 @@ describe('endPlayerConsents', () => {
       assert.equal(event?.sub, pairwiseSubject(pairwiseSecret, app.clientId, player.id));
       assert.equal(event?.reason, 'operator_revocation');
     }
-    const [record, ...more] = await records('player.consents_end', player.id);
-    assert.deepEqual(more, []);
-    assert.equal(record?.targetType, 'sandbox_player');
-    const details = record?.details as Record<string, unknown>;
-    assert.equal(details.username, username);
-    assert.equal(details.consents_ended, 2);
+    // One record for each app (in that app's history), all of one run.
+    const recorded = await records('player.consents_end', player.id);
+    assert.deepEqual(
+      recorded
+        .map((record) => {
+          const details = record.details as Record<string, unknown>;
+          return [record.targetType, record.appId, details.username, details.client_id, details.consents_ended];
+        })
+        .toSorted((a, b) => String(a[1]).localeCompare(String(b[1]))),
+      [
+        ['sandbox_player', first.app.id, username, first.clientId, 1],
+        ['sandbox_player', second.app.id, username, second.clientId, 1],
+      ].toSorted((a, b) => String(a[1]).localeCompare(String(b[1]))),
+    );
+    assert.equal(new Set(recorded.map((record) => (record.details as { run: string }).run)).size, 1);
 
     assert.deepEqual(await endPlayerConsents(database.prisma, pairwiseSecret, operator, { id: player.id, username }), {
       ended: 0,
       batches: 0,
     });
-    assert.equal((await records('player.consents_end', player.id)).length, 1);
+    assert.equal((await records('player.consents_end', player.id)).length, 2, 'a second run records nothing');
   });
 });

@@ -8,10 +8,17 @@ import { consentRevokedPayload } from './events.ts';
 import { pairwiseSubject } from './pairwise.ts';
 import { activeConsents, type ConsentSelection, markEnded } from './store.ts';
 
+/** What endSelectedConsents did: found active, ended (fewer when a concurrent request ended some first). */
+export interface SelectedEnd {
+  found: number;
+  ended: number;
+  /** The consents ended, counted by their app (its id), with the app's client id. */
+  endedByApp: Map<string, { clientId: string; ended: number }>;
+}
+
 /**
  * Ends every active consent the selection names (at most `limit`, oldest first), in the transaction
- * of the change that ends them; resolves with how many this call found active and how many it
- * ended (fewer when a concurrent request ended some first).
+ * of the change that ends them.
  */
 export async function endSelectedConsents(
   tx: Prisma.TransactionClient,
@@ -19,10 +26,11 @@ export async function endSelectedConsents(
   selection: ConsentSelection,
   reason: RevocationReason,
   limit?: number,
-): Promise<{ found: number; ended: number }> {
+): Promise<SelectedEnd> {
   const revokedAt = new Date();
   const consents = await activeConsents(tx, selection, limit);
-  if (consents.length === 0) return { found: 0, ended: 0 };
+  const endedByApp: SelectedEnd['endedByApp'] = new Map();
+  if (consents.length === 0) return { found: 0, ended: 0, endedByApp };
   const ended = await markEnded(
     tx,
     consents.map((consent) => consent.id),
@@ -32,11 +40,13 @@ export async function endSelectedConsents(
   for (const consent of consents) {
     if (!ended.has(consent.id)) continue; // a concurrent request ended it first, with its own event
     const { clientId } = consent.app;
+    const byApp = endedByApp.get(consent.appId) ?? { clientId, ended: 0 };
+    endedByApp.set(consent.appId, { clientId, ended: byApp.ended + 1 });
     const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
     const payload = consentRevokedPayload({ clientId, sub, consent, revokedAt, reason });
     await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
   }
-  return { found: consents.length, ended: ended.size };
+  return { found: consents.length, ended: ended.size, endedByApp };
 }
 
 /**

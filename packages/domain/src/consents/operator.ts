@@ -8,7 +8,8 @@
 // long transaction. Each batch is a change of its own and commits with its own audit record (one
 // record for a run of up to `batchSize` consents); the records of one run share its `run` id. A run
 // cut short leaves the consents it ended ended and recorded: a second run ends what is left, and a
-// run that finds nothing ends nothing and records nothing.
+// run that finds nothing ends nothing and records nothing. A player's end spans apps, and each app's
+// history shows what the platform ended of it: its batches record one record per app they touched.
 import { randomUUID } from 'node:crypto';
 import { isUuid, type Prisma, type PrismaClient } from '@devplat/db';
 import { type AuditTarget, type Operator, recordAudit } from '../audit/store.ts';
@@ -60,7 +61,7 @@ export async function endConsentByOperator(
 export interface BulkEnd {
   /** How many consents this run ended. */
   ended: number;
-  /** How many transactions (and audit records) ended some. */
+  /** How many transactions ended some (each wrote its audit record, or one per app for a player's). */
   batches: number;
 }
 
@@ -94,9 +95,8 @@ export function endPlayerConsents(
   details: Details = {},
   options: BulkOptions = {},
 ): Promise<BulkEnd> {
-  // Spans apps: in no app's history (the apps learn of it by their consent.revoked events).
   const target = { type: 'sandbox_player', id: player.id };
-  const audit = { action: 'player.consents_end', target, details: { username: player.username } };
+  const audit = { action: 'player.consents_end', target, details: { username: player.username }, perApp: true };
   return endInBatches(prisma, pairwiseSecret, by, { playerId: player.id }, audit, details, options);
 }
 
@@ -104,6 +104,8 @@ interface BatchAudit {
   action: string;
   target: AuditTarget;
   details: Details;
+  /** One record per app the batch ended consents of (its client id and count), not one per batch. */
+  perApp?: boolean;
 }
 
 async function endInBatches(
@@ -120,9 +122,15 @@ async function endInBatches(
   for (;;) {
     const { found, ended } = await prisma.$transaction(async (tx) => {
       const batch = await endSelectedConsents(tx, pairwiseSecret, selection, 'operator_revocation', batchSize);
-      if (batch.ended > 0) {
+      if (!audit.perApp && batch.ended > 0) {
         const recorded = { ...audit.details, consents_ended: batch.ended, run, ...details };
         await recordAudit(tx, by, audit.action, audit.target, recorded);
+      }
+      if (audit.perApp) {
+        for (const [appId, { clientId, ended }] of batch.endedByApp) {
+          const recorded = { ...audit.details, client_id: clientId, consents_ended: ended, run, ...details };
+          await recordAudit(tx, by, audit.action, { ...audit.target, appId }, recorded);
+        }
       }
       return batch;
     });

@@ -2,7 +2,7 @@
 // never behind the gateway, for operators holding a token of the operator tokens file. Built on
 // the platform's JSON API stack (apiApp: Problems, 404, 405 with Allow, the body limit, one log
 // line per request, which names the operator). Each resource is a module of its own, listed here.
-import type { AppDirectory } from '@devplat/apps';
+import type { AppDirectory, TokenUsage } from '@devplat/apps';
 import type { PrismaClient } from '@devplat/db';
 import { apiApp, type Logger, requestObserver } from '@devplat/http';
 import type { WatchedTokens } from '@devplat/keys';
@@ -38,6 +38,8 @@ const resources: AdminResource[] = [
 export interface AdminApiDependencies {
   prisma: PrismaClient;
   directory: AppDirectory;
+  /** The token counters on the process's store (reads only). */
+  usage: TokenUsage;
   /** PAIRWISE_SECRET, to end consents (their consent.revoked events name players); null: those routes answer 503. */
   pairwiseSecret: string | null;
   tokens: WatchedTokens;
@@ -50,6 +52,7 @@ export interface AdminApiDependencies {
 export function buildAdminApi({
   prisma,
   directory,
+  usage,
   pairwiseSecret,
   tokens,
   logger,
@@ -59,7 +62,7 @@ export function buildAdminApi({
   const log = operatorLogger(logger);
   const router = new Router({ prefix: adminApiPath, strict: true, sensitive: true });
   const guard = authenticate(tokens, failures ?? failedAttempts(), log);
-  const routes = adminRoutes(router, guard, { prisma, directory, pairwiseSecret, logger: log });
+  const routes = adminRoutes(router, guard, { prisma, directory, usage, pairwiseSecret, logger: log });
   for (const resource of resources) resource(routes);
   const observe = metrics && requestObserver(metrics, 'admin-api');
   return apiApp({ logger: log, maxBodyBytes: bodyLimit, observe }, refusalsAsProblems, router);

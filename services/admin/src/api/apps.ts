@@ -6,6 +6,7 @@ import type { App } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { appDetails, findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { refuse } from '@devplat/domain/refusal';
+import { DependencyUnavailableError } from '@devplat/errors';
 import type { Context } from 'koa';
 import { pathText, readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
@@ -41,12 +42,18 @@ export async function appViews(prisma: AdminRoutes['prisma'], apps: readonly App
 
 const appView = async (prisma: AdminRoutes['prisma'], app: App) => (await appViews(prisma, [app]))[0]!;
 
-export function appRoutes({ prisma, directory, guarded }: AdminRoutes): void {
-  // Deleted apps too: an operator looking into one may need what its developer removed.
+export function appRoutes({ prisma, directory, usage, guarded }: AdminRoutes): void {
+  // Deleted apps too: an operator looking into one may need what its developer removed. The token
+  // count is Redis's, the rest PostgreSQL's: a Redis that does not answer leaves tokens_last_day
+  // null rather than hiding the app from an operator in an incident.
   guarded('/apps/:client_id', {
     GET: async (ctx) => {
       const details = await appDetails(prisma, clientIdAt(ctx));
       const { app } = details;
+      const tokensLastDay = await usage.lastDay(app.id).catch((error: unknown) => {
+        if (error instanceof DependencyUnavailableError) return null;
+        throw error;
+      });
       answer(ctx, 200, {
         ...(await appView(prisma, app)),
         scopes: app.scopes,
@@ -57,11 +64,13 @@ export function appRoutes({ prisma, directory, guarded }: AdminRoutes): void {
           succeeded: details.deliveriesLastDay.succeeded ?? 0,
           failed: details.deliveriesLastDay.failed ?? 0,
         },
+        tokens_last_day: tokensLastDay,
         secrets: details.secrets.map((secret) => ({
           id: secret.id,
           status: secret.status,
           created_at: secret.createdAt.toISOString(),
           revoked_at: secret.revokedAt?.toISOString() ?? null,
+          last_used_at: secret.lastUsedAt?.toISOString() ?? null,
         })),
         active_consents: details.activeConsents,
       });

@@ -1,7 +1,7 @@
 // The admin API on its listener, as a process opens it (services/admin/src/serve.ts alone, or
 // services/platform in npm start): the operator tokens file watched, the app directory on the
 // process's store, the app behind tracing, on ADMIN_HOST:ADMIN_PORT.
-import { appDirectory } from '@devplat/apps';
+import { appDirectory, tokenUsage } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import { type Closer, type Logger, listen, type NamedListener, withTracing } from '@devplat/http';
@@ -48,7 +48,12 @@ export async function openAdminListener({
 }: AdminListenerOptions): Promise<AdminListener> {
   const tokens = watchTokensFile(tokensFile, logger);
   const directory = appDirectory(prisma, store, metrics);
-  const app = withTracing(buildAdminApi({ prisma, directory, pairwiseSecret, tokens, logger, metrics }), tracing);
+  // Reads only: this process issues no tokens, so it never counts or flushes.
+  const usage = tokenUsage(store);
+  const app = withTracing(
+    buildAdminApi({ prisma, directory, usage, pairwiseSecret, tokens, logger, metrics }),
+    tracing,
+  );
   try {
     const server = await listen(withOperatorSlot(app.callback()), config.admin.host, config.admin.port);
     return {

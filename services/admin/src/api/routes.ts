@@ -1,7 +1,7 @@
 // What every admin API route module is given: the stores it works on and the two ways to register
 // an operation. Each resource is one small module (accounts.ts, players.ts, …) that registers its
 // paths here; app.ts lists them.
-import type { AppDirectory } from '@devplat/apps';
+import type { AppDirectory, TokenUsage } from '@devplat/apps';
 import type { PrismaClient } from '@devplat/db';
 import { type Logger, type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
 import type Router from '@koa/router';
@@ -12,6 +12,8 @@ export interface AdminRoutes {
   prisma: PrismaClient;
   /** Told of every change to an app or an account, so every process's app cache hears of it. */
   directory: AppDirectory;
+  /** The hourly token counters auth keeps on the same store: read for an app's tokens of the last day. */
+  usage: TokenUsage;
   /**
    * PAIRWISE_SECRET (the auth service's), for the consent.revoked events of the consents an
    * operator ends; null when the process was started without it (consents.ts then answers 503).
@@ -33,7 +35,7 @@ export type AdminResource = (routes: AdminRoutes) => void;
 export function adminRoutes(
   router: Router,
   guard: Middleware,
-  stores: Pick<AdminRoutes, 'prisma' | 'directory' | 'pairwiseSecret' | 'logger'>,
+  stores: Pick<AdminRoutes, 'prisma' | 'directory' | 'usage' | 'pairwiseSecret' | 'logger'>,
 ): AdminRoutes {
   return {
     ...stores,

@@ -76,6 +76,11 @@ function summaryOf({ action, targetId, details: stored }: AuditRecord): string {
       return '1 consent ended by the platform';
     case 'app.consents_end':
       return consentsEnded(details, ' by the platform') || 'Consents ended by the platform';
+    case 'player.consents_end':
+      // Never the player: the developer sees how many of this app's consents a player's end took.
+      return (
+        consentsEnded(details, " by the platform (a player's, with every app)") || 'Consents ended by the platform'
+      );
     default:
       return action;
   }
