@@ -71,7 +71,9 @@ describe('operable services: probes, readiness, metrics', { skip }, () => {
       const ready = await readiness(running);
       assert.equal(ready.status, 200, JSON.stringify(ready.body));
       assert.equal(ready.body.status, 'ready');
-      assert.ok(Object.values(ready.body.checks).every((result) => result === 'ok'));
+      assert.ok(
+        Object.values(ready.body.checks).every((result) => result === 'ok' || result === "ok: this build's schema"),
+      );
       const metrics = await fetch(`${running.management}/metrics`);
       assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
       assert.match(await metrics.text(), /process_cpu_seconds_total/);
@@ -147,18 +149,30 @@ describe('operable services: probes, readiness, metrics', { skip }, () => {
     for (const running of [auth, api, worker]) await untilReady(running);
   });
 
-  test('the schema check: a database migrated past this build, or not as far, is not ready and says which', async () => {
+  test("the schema check: this build's, a newer expand-only one (ready, and says so), a newer contract step or an older one (not ready, and says which)", async () => {
+    assert.equal((await readiness(api)).body.checks.schema, "ok: this build's schema");
     await database.query(
       `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
        VALUES ('test-newer', 'x', '29990101000000_from_a_newer_release', now(), now(), 1)`,
       [],
     );
     try {
-      const ready = await readiness(api);
-      assert.equal(ready.status, 503);
-      assert.match(ready.body.checks.schema as string, /^newer schema than this build: .*from_a_newer_release/);
+      const expand = await readiness(api);
+      assert.equal(expand.status, 200, JSON.stringify(expand.body));
+      assert.equal(expand.body.checks.schema, 'ok: newer schema, expand-only (29990101000000_from_a_newer_release)');
+      await database.query(
+        `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+         VALUES ('test-contract', 'x', '29990101000001_contract_drop_a_column', now(), now(), 1)`,
+        [],
+      );
+      const contract = await readiness(api);
+      assert.equal(contract.status, 503);
+      assert.match(
+        contract.body.checks.schema as string,
+        /^newer schema than this build, with a contract step: 29990101000001_contract_drop_a_column/,
+      );
     } finally {
-      await database.query(`DELETE FROM _prisma_migrations WHERE id = 'test-newer'`, []);
+      await database.query(`DELETE FROM _prisma_migrations WHERE id IN ('test-newer', 'test-contract')`, []);
     }
     const [latest] = await database.query<{ id: string; migration_name: string }>(
       'SELECT id, migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',

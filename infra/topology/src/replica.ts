@@ -1,6 +1,8 @@
 // One replica of a service as its own process (node on the service's entry point, as a container
-// runs it), with its own ports; started, stopped by a signal, and restarted on the same ports.
+// runs it), with its own ports; started, stopped by a signal, and restarted on the same ports,
+// from this checkout or another one (a release: the rolling-release test's next build).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describeExit } from './processes.ts';
 import type { Watchdog } from './watchdog.ts';
@@ -43,8 +45,11 @@ export interface Replica {
   start(): Promise<void>;
   /** Sends the signal and waits for the exit; resolves with the exit code (null after a kill). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
-  /** Stops (SIGTERM: the drain) and starts again, with `env` changed where given. */
-  restart(env?: Record<string, string>): Promise<number | null>;
+  /**
+   * Stops (SIGTERM: the drain) and starts again, with `env` changed where given, and from the
+   * checkout `root` (its entry point, its migrations) where given; it stays there for later restarts.
+   */
+  restart(env?: Record<string, string>, root?: string): Promise<number | null>;
 }
 
 export interface ReplicaOptions {
@@ -81,6 +86,7 @@ export function replica(options: ReplicaOptions): Replica {
   const { name, service, ports, env, log, readyTimeoutMs = 60_000, watchdog, onCrash } = options;
   const management = `http://127.0.0.1:${ports.management}`;
   let settings = { ...env, ...portEnv(ports) };
+  let checkout = repoRoot;
   let child: ChildProcess | null = null;
   let exited: Promise<number | null> = Promise.resolve(null);
   // An exit after it was ready, with no stop asked for, is a crash.
@@ -90,8 +96,8 @@ export function replica(options: ReplicaOptions): Replica {
   async function start() {
     if (child) throw new Error(`${name} is already running`);
     // In the topology's process group (not detached): a signal to the group reaches it too.
-    const started = spawn(process.execPath, [entryPoints[service]], {
-      cwd: repoRoot,
+    const started = spawn(process.execPath, [join(checkout, entryPoints[service])], {
+      cwd: checkout,
       env: settings,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -137,9 +143,10 @@ export function replica(options: ReplicaOptions): Replica {
     pid: () => child?.pid ?? null,
     start,
     stop,
-    async restart(changes = {}) {
+    async restart(changes = {}, root = checkout) {
       const code = await stop('SIGTERM');
       settings = { ...settings, ...changes };
+      checkout = root;
       await start();
       return code;
     },

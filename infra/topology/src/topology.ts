@@ -58,10 +58,11 @@ export interface Topology {
   /** The environment every process shares (its secrets included: keep it out of output). */
   env: Record<string, string | undefined>;
   /**
-   * Restarts the replicas one at a time (SIGTERM: the drain), each with `env` changed where given,
-   * waiting after each is ready until the gateway sends to it again; resolves with the exit codes.
+   * Restarts the replicas one at a time (SIGTERM: the drain), each with `env` changed where given
+   * and from the checkout `root` where given (a release: another build of the platform), waiting
+   * after each is ready until the gateway sends to it again; resolves with the exit codes.
    */
-  rollingRestart(replicas: Replica[], env?: Record<string, string>): Promise<(number | null)[]>;
+  rollingRestart(replicas: Replica[], env?: Record<string, string>, root?: string): Promise<(number | null)[]>;
   /**
    * Drains every process, then stops the gateway; resolves once nothing it started is left. SIGINT
    * drains at once; SIGTERM with SHUTDOWN_DELAY_MS, but leaves a drain already under way as it is
@@ -195,10 +196,10 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     for (const each of replicas) signal(each.pid(), 'SIGKILL');
     gateway.kill();
   };
-  const rollingRestart = async (some: Replica[], changes?: Record<string, string>) => {
+  const rollingRestart = async (some: Replica[], changes?: Record<string, string>, root?: string) => {
     const codes = [];
     for (const each of some) {
-      codes.push(await each.restart(changes));
+      codes.push(await each.restart(changes, root));
       await new Promise((resolve) => setTimeout(resolve, replicaRestSeconds * 1000 + 250));
     }
     return codes;

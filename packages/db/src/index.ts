@@ -20,4 +20,11 @@ export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
 export { prismaDir } from './paths.ts';
 export { type DatabaseCheck, databaseChecks } from './readiness.ts';
-export { schemaVersionProblem } from './schema-version.ts';
+export {
+  isContractStep,
+  type SchemaState,
+  schemaNote,
+  schemaProblem,
+  schemaState,
+  schemaVersionProblem,
+} from './schema-version.ts';

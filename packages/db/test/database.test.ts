@@ -3,7 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { applyMigrations, diffSchemaAgainstMigrations, schemaVersionProblem } from '../src/index.ts';
+import {
+  applyMigrations,
+  diffSchemaAgainstMigrations,
+  schemaNote,
+  schemaState,
+  schemaVersionProblem,
+} from '../src/index.ts';
 
 let database: TestDatabase;
 before(async () => {
@@ -34,7 +40,7 @@ describe('migrations', () => {
     assert.deepEqual(await applyMigrations(database.adapter), []);
   });
 
-  test("the schema version check says whether the database is this build's, and which way it is not", async () => {
+  test("the schema version check accepts this build's schema or a newer expand-only one, and says which way it is not", async () => {
     assert.equal(await schemaVersionProblem(database.query), null);
     const [last] = await database.query<{ migration_name: string }>(
       'SELECT migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',
@@ -52,12 +58,29 @@ describe('migrations', () => {
        VALUES ('future', 'x', '29991231000000_from_a_newer_release', now(), now(), 1)`,
       [],
     );
+    // A newer release's expand step: this build runs on it (a rolling release, or a rollback).
+    assert.equal(await schemaVersionProblem(database.query), null);
+    assert.deepEqual(await schemaState(database.query), {
+      kind: 'newer-expand',
+      unknown: ['29991231000000_from_a_newer_release'],
+    });
+    assert.equal(
+      schemaNote(await schemaState(database.query)),
+      'ok: newer schema, expand-only (29991231000000_from_a_newer_release)',
+    );
+    // A newer contract step removed or changed what this build may read: not this build's to run on.
+    await database.query(
+      `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
+       VALUES ('contract', 'x', '29991231000001_contract_drop_something', now(), now(), 1)`,
+      [],
+    );
     assert.equal(
       await schemaVersionProblem(database.query),
-      'newer schema than this build: unknown migrations 29991231000000_from_a_newer_release',
+      'newer schema than this build, with a contract step: 29991231000001_contract_drop_something (roll forward to the release that ran it)',
     );
-    await database.query("DELETE FROM _prisma_migrations WHERE id = 'future'", []);
+    await database.query("DELETE FROM _prisma_migrations WHERE id IN ('future', 'contract')", []);
     assert.equal(await schemaVersionProblem(database.query), null);
+    assert.equal(schemaNote(await schemaState(database.query)), "ok: this build's schema");
   });
 });
 

@@ -9,10 +9,13 @@ import { apiApp } from './api-app.ts';
 import type { Logger } from './logger.ts';
 import { operation } from './routes.ts';
 
-/** One thing readiness needs: resolves when it holds, rejects (its message the reason) otherwise. */
+/**
+ * One thing readiness needs: resolves when it holds, rejects (its message the reason) otherwise. It
+ * may resolve with what it found, an answer starting `ok: ` (the schema check: "ok: newer schema, …").
+ */
 export interface ReadinessCheck {
   name: string;
-  check(): Promise<void>;
+  check(): Promise<unknown>;
 }
 
 export interface ManagementOptions {
@@ -42,7 +45,7 @@ function bounded(check: ReadinessCheck, timeoutMs: number, connected: boolean): 
     timer = setTimeout(() => resolve(connected ? `did not answer within ${timeoutMs} ms` : 'connecting'), timeoutMs);
   });
   const answered = check.check().then(
-    () => 'ok',
+    (found) => (typeof found === 'string' && found.startsWith('ok: ') ? found : 'ok'),
     (error: unknown) => {
       if (!connected && error instanceof DependencyUnavailableError) return 'connecting';
       return error instanceof Error ? error.message : String(error);
@@ -71,8 +74,9 @@ export function managementApp({ logger, checks, checkTimeoutMs, registry }: Mana
         checks.map((check) => bounded(check, checkTimeoutMs, connected.has(check.name))),
       );
       const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
-      for (const [name, result] of Object.entries(answers)) if (result === 'ok') connected.add(name);
-      const ready = results.every((result) => result === 'ok');
+      const held = (result: string | undefined) => result === 'ok' || result?.startsWith('ok: ') === true;
+      for (const [name, result] of Object.entries(answers)) if (held(result)) connected.add(name);
+      const ready = results.every(held);
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ready' : 'not_ready', checks: answers };
     },

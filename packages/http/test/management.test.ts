@@ -130,3 +130,27 @@ test('until its first answer a store that is unreachable or slow is connecting; 
     await listener.close();
   }
 });
+
+test("a check may say what it found: an answer starting 'ok: ' is shown and counts as ready", async () => {
+  const noting = managementApp({
+    logger: createLogger('silent', 'test'),
+    registry: createMetrics().registry,
+    checkTimeoutMs: 200,
+    checks: [
+      { name: 'schema', check: async () => 'ok: newer schema, expand-only (20990101000000_x)' },
+      // Anything else a check resolves with is not shown: it held, so it answers ok.
+      { name: 'redis', check: async () => 'PONG' },
+    ],
+  });
+  const listener = await listen(noting.app.callback(), '127.0.0.1', 0);
+  try {
+    const response = await fetch(`${listener.origin}/readyz`);
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), {
+      status: 'ready',
+      checks: { schema: 'ok: newer schema, expand-only (20990101000000_x)', redis: 'ok' },
+    });
+  } finally {
+    await listener.close();
+  }
+});
