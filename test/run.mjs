@@ -82,6 +82,9 @@ const checks = [
     bin('redocly'),
     ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/admin-api-1.0.0.yaml'],
   ],
+  // The expand/contract migration policy (docs/releasing.md): no migration the previous release
+  // cannot run beside, or that the migrate path cannot apply.
+  ['migrations (expand/contract policy)', process.execPath, ['packages/db/scripts/check-migrations.ts']],
 ];
 let failedChecks = 0;
 for (const [name, command, args] of runChecks ? checks : []) {

@@ -113,6 +113,7 @@ const tasks = {
   'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
   'db:seed': ['node', 'packages/domain/scripts/seed-registry.ts'],
   'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
+  'db:migrations:check': ['node', 'packages/db/scripts/check-migrations.ts'],
   'bench:token': ['node', 'bench/run.ts', 'token'],
   'bench:api': ['node', 'bench/run.ts', 'api'],
   'bench:topology': ['node', 'bench/run.ts', 'topology'],

@@ -52,11 +52,13 @@ ALTER TABLE "apps" ADD COLUMN "release_note" TEXT;
 /** What each replica on the database (all but the contract mock) says of the schema on /readyz. */
 async function schemaAnswers(): Promise<string[]> {
   return Promise.all(
-    topology.replicas.filter((replica) => replica.service !== 'mock').map(async (replica) => {
-      const ready = await fetch(`${replica.management}/readyz`);
-      const body = (await ready.json()) as { checks: Record<string, string> };
-      return `${replica.name} ${ready.status} ${body.checks.schema ?? '(no schema check)'}`;
-    }),
+    topology.replicas
+      .filter((replica) => replica.service !== 'mock')
+      .map(async (replica) => {
+        const ready = await fetch(`${replica.management}/readyz`);
+        const body = (await ready.json()) as { checks: Record<string, string> };
+        return `${replica.name} ${ready.status} ${body.checks.schema ?? '(no schema check)'}`;
+      }),
   );
 }
 

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { checkMigration, formatFinding } from '../src/migration-policy.ts';
 import { diffSchemaAgainstMigrations, migrationsDir } from '../src/migrations.ts';
 
 const name = process.argv[2];
@@ -25,9 +26,15 @@ if (sql === '') {
   process.exit(0);
 }
 const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-const dir = join(migrationsDir, `${stamp}_${name}`);
+const migration = `${stamp}_${name}`;
+const dir = join(migrationsDir, migration);
+// Every migration bounds its lock waits (docs/releasing.md); the engine's diff does not.
+const bounded = `SET lock_timeout = '5s';\n${sql}`;
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, 'migration.sql'), sql);
-console.log(`wrote ${join('prisma/migrations', `${stamp}_${name}`, 'migration.sql')}`);
+writeFileSync(join(dir, 'migration.sql'), bounded);
+console.log(`wrote ${join('prisma/migrations', migration, 'migration.sql')}`);
+// What the expand/contract policy would refuse, to be edited before it is committed.
+const findings = checkMigration(migration, bounded);
+for (const finding of findings) console.log(`  edit before committing: ${formatFinding(finding)}`);
 // The WASM engine leaves a timer running.
 process.exit(0);
