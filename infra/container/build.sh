@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the platform's image with podman from infra/container/Containerfile, unchanged:
-#   infra/container/build.sh [TAG]        (default devplat:dev; prints the image's size)
+#   infra/container/build.sh [TAG]        (default devplat:dev)
 # Where the official base cannot be pulled, a local stand-in of it is made first (stand-in-base.sh).
-# The build stage is kept as TAG-build, the next build's cache; the images a build replaces (both
-# tags' previous ones, when nothing else uses them) are removed, so rebuilds do not pile up.
+# The last build stage (prod: the installs and the runtime tree) is kept as TAG-build, the next
+# build's cache; the images a build replaces (both tags' previous ones, when nothing else uses them)
+# are removed, so rebuilds do not pile up. Prints the image's size as the base's and the app's:
+# the layers this file adds above the base.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CONTAINERS_CONF=${CONTAINERS_CONF:-$PWD/infra/container/containers.conf}
@@ -17,11 +19,13 @@ previous=("$(image_id "$tag")" "$(image_id "$tag-build")")
 started=$(date +%s)
 build=(podman build --pull=never --network host --layers -f infra/container/Containerfile)
 [[ -n ${NODE_EXTRA_CA_CERTS:-} && -f $NODE_EXTRA_CA_CERTS ]] && build+=(--secret "id=extra_ca,src=$NODE_EXTRA_CA_CERTS")
-"${build[@]}" --target build -t "$tag-build" . >&2
+"${build[@]}" --target prod -t "$tag-build" . >&2
 "${build[@]}" -t "$tag" . >&2
 for id in "${previous[@]}"; do
   [[ -z $id || $id == "$(image_id "$tag")" || $id == "$(image_id "$tag-build")" ]] ||
     podman rmi "$id" >/dev/null 2>&1 || true # still in use (a container, another tag): kept
 done
 size=$(podman image inspect --format '{{.Size}}' "$tag")
-echo "[image] built $tag in $(($(date +%s) - started)) s: $((size / 1000000)) MB (base $base)" >&2
+base_size=$(podman image inspect --format '{{.Size}}' "$base")
+echo "[image] built $tag in $(($(date +%s) - started)) s: $((size / 1000000)) MB =" \
+  "base $((base_size / 1000000)) MB ($base) + app $(((size - base_size) / 1000000)) MB" >&2

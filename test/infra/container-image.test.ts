@@ -2,7 +2,9 @@
 // (over a local stand-in of the official base where none can be pulled), then `migrate`, `auth` and
 // `api` containers under podman, read-only, as uid 1000 with every capability dropped, against the
 // machine's PostgreSQL and Redis: /readyz, a client-credentials token, /cities, the code flow to
-// /me, and podman stop draining each to exit 0.
+// /me, and podman stop draining each to exit 0. And that it stays lean: at most 120 MB above its
+// base, no Prisma CLI, studio, react, mysql2 or dev tools, every command's imports present, and the
+// schema engine the one infra/toolchain/versions.json records.
 import assert from 'node:assert/strict';
 import { execFile, type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +23,7 @@ import { bearer, clientCredentialsToken, replicaServer, userToken } from '@devpl
 import { type Deployment, plannedDeployment, type RunningProcess } from '@devplat/test/services';
 import { eventually } from '@devplat/test/webhook-receiver';
 import pg from 'pg';
+import { parse } from 'yaml';
 
 const podman = '/usr/bin/podman';
 const tag = 'devplat:test';
@@ -30,6 +33,24 @@ const podmanEnv = { ...process.env, CONTAINERS_CONF: join(repoRoot, 'infra/conta
 // Every container of this run is named with it: two runs on one machine never touch each other's.
 const suffix = randomBytes(4).toString('hex');
 const minutes = (n: number) => n * 60_000;
+const MB = 1_000_000;
+/** What the platform's own layers, everything above the base, may weigh. */
+const appBudget = 120 * MB;
+/** Packages a running service never uses, by their directory names in node_modules/.pnpm: the
+ * Prisma CLI and what it brings (studio, react, mysql2, its dev server), the dev tools. */
+const notShipped = [
+  'prisma',
+  '@prisma+studio-core',
+  '@prisma+dev',
+  '@prisma+engines',
+  'react',
+  'react-dom',
+  'mysql2',
+  'typescript',
+  'esbuild',
+  '@biomejs+biome',
+  '@redocly+cli',
+];
 
 function run(command: string, args: string[], timeout = 120_000): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd: repoRoot, env: podmanEnv, encoding: 'utf8', timeout });
@@ -48,6 +69,39 @@ function podmanOk(args: string[], timeout?: number): string {
   const result = run(podman, args, timeout);
   assert.equal(result.status, 0, `podman ${args[0]} failed: ${result.stderr}`);
   return result.stdout.trim();
+}
+
+/**
+ * Run inside the image (its source is passed to node -e): walks the imports of every entry point
+ * of service.mjs through the platform's own files and lists those that do not resolve.
+ */
+async function unresolvedImports(): Promise<{ modules: number; missing: string[] }> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const service = 'file:///app/infra/container/service.mjs';
+  const entries = [...readFileSync(new URL(service), 'utf8').matchAll(/'([\w/.-]+\.ts)'/g)];
+  const imports =
+    /^\s*(?:import|export)\s+(?!type\s)(?:[^'"`;]*?\sfrom\s*)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  const queue = [service, ...entries.map((entry) => `file:///app/${entry[1]}`)];
+  const seen = new Set<string>();
+  const missing: string[] = [];
+  for (let url = queue.pop(); url !== undefined; url = queue.pop()) {
+    if (seen.has(url)) continue;
+    seen.add(url);
+    for (const match of readFileSync(new URL(url), 'utf8').matchAll(imports)) {
+      const specifier = (match[1] ?? match[2]) as string;
+      const where = `${url.slice('file://'.length)}: ${specifier}`;
+      try {
+        // Throws for a package that is not there; a file that is not there it still names.
+        const resolved = import.meta.resolve(specifier, url);
+        if (!resolved.startsWith('file:')) continue; // node:…
+        if (!existsSync(new URL(resolved))) missing.push(`${where} (no ${resolved.slice('file://'.length)})`);
+        else if (resolved.startsWith('file:///app/') && !resolved.includes('/node_modules/')) queue.push(resolved);
+      } catch (error) {
+        missing.push(`${where} (${(error as { code?: string }).code})`);
+      }
+    }
+  }
+  return { modules: seen.size, missing };
 }
 
 describe('the container image', { skip }, () => {
@@ -169,7 +223,7 @@ describe('the container image', { skip }, () => {
     }
   });
 
-  test('the image is small enough to say, runs as the unprivileged node user, and `help` lists its commands', (t) => {
+  test('the image is its base plus at most 120 MB, runs as the unprivileged node user, and `help` lists its commands', (t) => {
     const base = baseImage();
     const standIn = podmanOk(['image', 'inspect', '--format', '{{.Comment}}', base]).includes('local stand-in');
     t.diagnostic(
@@ -178,12 +232,90 @@ describe('the container image', { skip }, () => {
         : `base ${base}: the official image`,
     );
     for (const line of built.lines) t.diagnostic(`build.sh: ${line}`);
-    const size = Number(podmanOk(['image', 'inspect', '--format', '{{.Size}}', tag]));
-    t.diagnostic(`image ${tag}: ${Math.floor(size / 1_000_000)} MB, build.sh took ${built.seconds} s`);
-    assert.ok(size < 1_000_000_000, `${Math.round(size / 1_000_000)} MB`);
+    // The image's layers are the base's, unchanged, then the platform's own: its size less the
+    // base's is what the platform adds.
+    const layers = (image: string) =>
+      JSON.parse(podmanOk(['image', 'inspect', '--format', '{{json .RootFS.Layers}}', image])) as string[];
+    const baseLayers = layers(base);
+    assert.deepEqual(layers(tag).slice(0, baseLayers.length), baseLayers, 'the image is built on the base unchanged');
+    const size = (image: string) => Number(podmanOk(['image', 'inspect', '--format', '{{.Size}}', image]));
+    const app = size(tag) - size(base);
+    const history = JSON.parse(podmanOk(['history', '--format', 'json', tag])) as { size: number; CreatedBy: string }[];
+    for (const layer of history.filter((entry) => entry.size > 0).reverse()) {
+      t.diagnostic(
+        `layer ${(layer.size / MB).toFixed(1)} MB: ${layer.CreatedBy.replace('/bin/sh -c #(nop) ', '').slice(0, 60)}`,
+      );
+    }
+    t.diagnostic(
+      `image ${tag}: ${Math.round(size(tag) / MB)} MB = base ${Math.round(size(base) / MB)} MB + app ${Math.round(app / MB)} MB (budget ${appBudget / MB} MB), build.sh took ${built.seconds} s`,
+    );
+    assert.ok(app <= appBudget, `the platform's layers weigh ${Math.round(app / MB)} MB, over ${appBudget / MB} MB`);
     assert.equal(podmanOk(['image', 'inspect', '--format', '{{.Config.User}}', tag]), 'node');
     const help = podmanOk(['run', '--rm', '--network', 'host', tag, 'help']);
     assert.match(help, /commands: auth, api, console, worker, mock, migrate, janitor, admin/);
+  });
+
+  test('it carries no Prisma CLI, studio, react, mysql2 or dev tools; every command finds what it imports', () => {
+    const installed = podmanOk(['run', '--rm', '--entrypoint', 'ls', tag, '/app/node_modules/.pnpm']).split('\n');
+    const name = (directory: string) => /^@?[^@]+/.exec(directory)?.[0]; // prisma@7.10.1_… → prisma
+    const found = installed.filter((directory) => notShipped.includes(name(directory) ?? ''));
+    assert.deepEqual(found, [], 'packages no running service uses');
+    assert.ok(
+      installed.some((directory) => name(directory) === '@prisma+client'),
+      'the listing is of the real store',
+    );
+
+    // Every module the commands of infra/container/service.mjs load, statically or by a literal
+    // import(), from the entry points through the platform's own sources, resolves in the image (a
+    // package pnpm left out, or a file taken out of @prisma/client, would not).
+    const result = JSON.parse(
+      podmanOk([
+        'run',
+        '--rm',
+        '--entrypoint',
+        'node',
+        tag,
+        '--experimental-import-meta-resolve',
+        '--input-type=module',
+        '-e',
+        `console.log(JSON.stringify(await (${unresolvedImports})()))`,
+      ]),
+    ) as Awaited<ReturnType<typeof unresolvedImports>>;
+    assert.deepEqual(result.missing, []);
+    assert.ok(result.modules > 100, `only ${result.modules} modules walked`);
+  });
+
+  test('its schema engine is the build infra/toolchain/versions.json records, for the Prisma it names', async () => {
+    const { schemaEngine } = JSON.parse(readFileSync(join(repoRoot, 'infra/toolchain/versions.json'), 'utf8')) as {
+      schemaEngine: { package: string; pinned: string; prisma: string; prismaEngines: string };
+    };
+    const shipped = JSON.parse(
+      podmanOk([
+        'run',
+        '--rm',
+        '--entrypoint',
+        'cat',
+        tag,
+        `/app/packages/db/node_modules/${schemaEngine.package}/package.json`,
+      ]),
+    ) as { version: string };
+    assert.equal(shipped.version, schemaEngine.pinned, 'the image runs migrations on the recorded schema engine');
+    // The note beside the pin is about this Prisma release: a new one means looking again for a
+    // schema engine built with its engines.
+    const lock = parse(readFileSync(join(repoRoot, 'pnpm-lock.yaml'), 'utf8')) as {
+      importers: Record<string, Record<string, Record<string, { version: string }>>>;
+      snapshots: Record<string, { dependencies?: Record<string, string> }>;
+    };
+    const db = lock.importers['packages/db'];
+    const prisma = (db?.dependencies?.prisma ?? db?.devDependencies?.prisma)?.version.split('(')[0];
+    assert.equal(prisma, schemaEngine.prisma, 'the Prisma CLI packages/db installs');
+    const engines = lock.snapshots[`@prisma/engines@${prisma}`]?.dependencies?.['@prisma/engines-version'];
+    assert.equal(engines, schemaEngine.prismaEngines, `the engines version of Prisma ${prisma}`);
+    assert.equal(
+      schemaEngine.pinned,
+      schemaEngine.prismaEngines,
+      "the schema engine is the Prisma release's own build",
+    );
   });
 
   test('migrate in the image makes the schema; auth and api answer /readyz read-only as uid 1000, node as PID 1', {
