@@ -1,7 +1,10 @@
 // The management listener every process opens on its own port (never a public one): /livez says
 // the process runs, /readyz whether it should get traffic (each dependency answering within a
-// bound, and not draining), /metrics the Prometheus text of its registry.
+// bound, and not draining), /metrics the Prometheus text of its registry. Each readiness answer is
+// also recorded in devplat_ready (and its changes counted) for the alerts; a scrape that finds no
+// evaluation in the last 15 s runs one first, so the gauge holds where nothing probes.
 import { DependencyUnavailableError } from '@devplat/errors';
+import { metricsOf } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Registry } from 'prom-client';
@@ -54,9 +57,27 @@ function bounded(check: ReadinessCheck, timeoutMs: number, connected: boolean): 
   return Promise.race([answered, late]).finally(() => clearTimeout(timer));
 }
 
+/** Older than this, readiness is evaluated again before a scrape is answered. */
+const readinessFreshMs = 15_000;
+
 export function managementApp({ logger, checks, checkTimeoutMs, registry }: ManagementOptions): Management {
   let draining = false;
+  let evaluatedAt = Number.NEGATIVE_INFINITY;
   const connected = new Set<string>();
+  const health = metricsOf(registry);
+  const record = (ready: boolean) => {
+    evaluatedAt = performance.now();
+    health?.recordReadiness(ready);
+  };
+  const evaluate = async () => {
+    const results = await Promise.all(checks.map((check) => bounded(check, checkTimeoutMs, connected.has(check.name))));
+    const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
+    const held = (result: string | undefined) => result === 'ok' || result?.startsWith('ok: ') === true;
+    for (const [name, result] of Object.entries(answers)) if (held(result)) connected.add(name);
+    const ready = results.every(held);
+    if (!draining) record(ready);
+    return { ready, answers };
+  };
   const router = new Router({ strict: true, sensitive: true });
   operation(router, '/livez', {
     GET: (ctx) => {
@@ -66,23 +87,22 @@ export function managementApp({ logger, checks, checkTimeoutMs, registry }: Mana
   operation(router, '/readyz', {
     GET: async (ctx) => {
       if (draining) {
+        record(false);
         ctx.status = 503;
         ctx.body = { status: 'draining', checks: {} };
         return;
       }
-      const results = await Promise.all(
-        checks.map((check) => bounded(check, checkTimeoutMs, connected.has(check.name))),
-      );
-      const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
-      const held = (result: string | undefined) => result === 'ok' || result?.startsWith('ok: ') === true;
-      for (const [name, result] of Object.entries(answers)) if (held(result)) connected.add(name);
-      const ready = results.every(held);
+      const { ready, answers } = await evaluate();
       ctx.status = ready ? 200 : 503;
       ctx.body = { status: ready ? 'ready' : 'not_ready', checks: answers };
     },
   });
   operation(router, '/metrics', {
     GET: async (ctx) => {
+      if (health && performance.now() - evaluatedAt > readinessFreshMs) {
+        if (draining) record(false);
+        else await evaluate();
+      }
       ctx.type = registry.contentType;
       ctx.body = await registry.metrics();
     },
@@ -92,6 +112,7 @@ export function managementApp({ logger, checks, checkTimeoutMs, registry }: Mana
     registry,
     drain: () => {
       draining = true;
+      record(false);
     },
   };
 }

@@ -1,7 +1,8 @@
 // Every metric family a process exports, in one place (docs/operating.md lists them). Labels are
-// bounded: a route template, a method, a status, a grant type, an OAuth error code, an outcome;
-// never a client id, token, user or a path parameter's value.
+// bounded: a route template, a method, a status, a grant type, an OAuth or Problem error code, an
+// outcome, a store, a sign-in door; never a client id, token, user or a path parameter's value.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createHealthMetrics, type HealthMetrics } from './health.ts';
 
 /** A connection pool's state at scrape time. */
 export interface PoolReading {
@@ -12,10 +13,12 @@ export interface PoolReading {
   max: number;
 }
 
-export interface Metrics {
+export interface Metrics extends HealthMetrics {
   registry: Registry;
   /** One observation per answered request, labelled by the Koa app that answered it. */
   requests: Histogram<'app' | 'route' | 'method' | 'status'>;
+  /** 5xx answers by their error code: what tells a failure from FEATURE_DISABLED, a 503 by design. */
+  serverErrors: Counter<'app' | 'route' | 'method' | 'code'>;
   tokensIssued: Counter<'grant_type'>;
   oauthRefusals: Counter<'endpoint' | 'error'>;
   /** Keys per round trip of a group-committed read: liveness or app_directory. */
@@ -39,6 +42,13 @@ export function methodLabel(method: string): string {
 // Seconds: the hot routes answer in about a millisecond, webhook attempts within 10 s.
 const requestBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const batchBuckets = [1, 2, 5, 10, 20, 50, 100];
+
+/** The Metrics each registry was made for: what the management listener records readiness in. */
+const madeFor = new WeakMap<Registry, Metrics>();
+
+export function metricsOf(registry: Registry): Metrics | undefined {
+  return madeFor.get(registry);
+}
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -75,13 +85,20 @@ export function createMetrics(): Metrics {
     },
   });
 
-  return {
+  const metrics: Metrics = {
+    ...createHealthMetrics(registry),
     registry,
     requests: new Histogram({
       name: 'devplat_http_request_duration_seconds',
       help: 'Requests answered, by the app that answered, route template, method and status, with their latency.',
       labelNames: ['app', 'route', 'method', 'status'],
       buckets: requestBuckets,
+      registers,
+    }),
+    serverErrors: new Counter({
+      name: 'devplat_http_server_errors_total',
+      help: 'Answers with a 5xx status, by app, route template, method and error code (a Problem code, an OAuth error, or none).',
+      labelNames: ['app', 'route', 'method', 'code'],
       registers,
     }),
     tokensIssued: new Counter({
@@ -128,6 +145,8 @@ export function createMetrics(): Metrics {
       oldestUndelivered = read;
     },
   };
+  madeFor.set(registry, metrics);
+  return metrics;
 }
 
 /** Wraps a batch read so each round trip records its size and latency. */

@@ -1,11 +1,12 @@
 // What every process opens besides its listeners: its tracing, its database and its store, with
-// what /readyz asks of each, what /metrics reads of their pools, and how the drain closes them.
+// what /readyz asks of each (its answer also kept in devplat_dependency_up), what /metrics reads of
+// their pools, and how the drain closes them.
 import type { Config } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { registryIsEmpty, seedRegistry } from '@devplat/domain/registry';
-import type { Closer, ReadinessCheck } from '@devplat/http';
+import { type Closer, type ReadinessCheck, readinessTimeoutMs } from '@devplat/http';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
-import type { Metrics, PoolReading } from '@devplat/metrics';
+import type { Dependency, Metrics, PoolReading } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 
 /** A dependency's readiness checks and how the drain closes it. */
@@ -57,7 +58,9 @@ export async function openProcessStore(
 export function watchDatabase(database: Database, metrics: Metrics, owned: boolean): Watched {
   metrics.watchPools(() => database.pools().map(({ name, ...stats }) => ({ pool: name, ...stats })));
   return {
-    checks: databaseChecks(database),
+    checks: databaseChecks(database).map((check) =>
+      check.name === 'postgresql' ? recorded(check, 'postgresql', metrics) : check,
+    ),
     closers: owned ? [{ name: 'database', close: () => database.close() }] : [],
   };
 }
@@ -65,8 +68,39 @@ export function watchDatabase(database: Database, metrics: Metrics, owned: boole
 export function watchStore(store: KeyValueStore, metrics: Metrics): Watched {
   metrics.watchPools(() => redisReading(store));
   return {
-    checks: [{ name: 'redis', check: () => store.ping() }],
+    checks: [recorded({ name: 'redis', check: () => store.ping() }, 'redis', metrics)],
     closers: [{ name: 'store', close: () => store.close() }],
+  };
+}
+
+/**
+ * The check, its answer also recorded as the store up or down: down once it fails, or has not
+ * answered within readiness's own bound (a store that takes the bytes and never answers).
+ */
+function recorded(check: ReadinessCheck, dependency: Dependency, metrics: Metrics): ReadinessCheck {
+  return {
+    name: check.name,
+    check: () => {
+      let inTime = true;
+      const late = setTimeout(() => {
+        inTime = false;
+        metrics.recordDependency(dependency, false);
+      }, readinessTimeoutMs).unref();
+      const settle = (up: boolean) => {
+        clearTimeout(late);
+        metrics.recordDependency(dependency, up && inTime);
+      };
+      return check.check().then(
+        (found) => {
+          settle(true);
+          return found;
+        },
+        (error: unknown) => {
+          settle(false);
+          throw error;
+        },
+      );
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 export {
   type Locked,
+  type LockKind,
   type SignInAttempt,
   type SignInThrottle,
   signInThrottle,

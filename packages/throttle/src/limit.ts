@@ -9,6 +9,8 @@ export interface Limit {
   locks: RateLimiterAbstract;
   /** The length in seconds of the key's lock number `level` (1 for the first) of the day. */
   lockSeconds(level: number): number;
+  /** Told once per lock started (devplat_sign_in_locks_total). */
+  onLock?: () => void;
 }
 
 /** Lock lengths from `first` seconds, doubling with each level, never above `longest`. */
@@ -35,6 +37,7 @@ export async function countAttempt(limit: Limit, key: string): Promise<number> {
     // Rewrites the count to allowed + 1, expiring with the lock: later attempts count past it
     // (never crossing again), and the key starts afresh once the lock ends.
     await limit.attempts.block(key, seconds);
+    limit.onLock?.();
     return seconds * 1000;
   }
   // Locked already, or by a concurrent attempt still writing its lock: until then the count expires

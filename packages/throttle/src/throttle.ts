@@ -34,6 +34,9 @@ export interface ThrottleSettings {
   lockSeconds: number;
 }
 
+/** What a lock is on: the account tried, or the client address trying. */
+export type LockKind = 'account' | 'address';
+
 const defaults: ThrottleSettings = { attempts: 5, lockSeconds: 30 };
 const minute = 60;
 const hour = 60 * minute;
@@ -42,22 +45,25 @@ const day = 24 * hour;
 /**
  * Password-guessing protection for one sign-in door (`name`, e.g. 'player-sign-in', keeps each
  * door's keys apart). Accounts are never looked up: known and unknown ones are counted alike.
+ * `onLock` is told of each lock as it starts (for the metrics), never of the key locked.
  */
 export function signInThrottle(
   store: KeyValueStore,
   name: string,
   settings: Partial<ThrottleSettings> = {},
+  onLock?: (kind: LockKind) => void,
 ): SignInThrottle {
   const { attempts, lockSeconds } = { ...defaults, ...settings };
   if (!name) throw new RangeError('a throttle needs a name');
   if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError('attempts must be a positive integer');
   if (!Number.isInteger(lockSeconds) || lockSeconds < 1) throw new RangeError('lockSeconds must be a positive integer');
-  const limit = (kind: string, points: number, window: number, lockLength: Limit['lockSeconds']): Limit => ({
+  const limit = (kind: LockKind, points: number, window: number, lockLength: Limit['lockSeconds']): Limit => ({
     attempts: limiterOn(store, { keyPrefix: `throttle:${name}:${kind}`, points, duration: window }),
     // Counted up with penalty only, which never rejects, so its points play no part. Its day runs
     // from the first lock: penalty does not extend a key's expiry.
     locks: limiterOn(store, { keyPrefix: `throttle:${name}:${kind}-locks`, points: 1, duration: day }),
     lockSeconds: lockLength,
+    ...(onLock && { onLock: () => onLock(kind) }),
   });
   const account = limit('account', attempts, hour, doubling(lockSeconds, 15 * minute));
   const address = limit('address', 4 * attempts, 15 * minute, doubling(2 * lockSeconds, hour));

@@ -18,6 +18,7 @@ import { buildPlayerClientApp } from './player/app.ts';
 import { createProvider } from './provider.ts';
 import { providerAnswers } from './provider-answers.ts';
 import { revokeJwtAccessTokens } from './revocation.ts';
+import { watchSigningKeyAge } from './signing-key-age.ts';
 
 export interface AuthDependencies {
   config: Config;
@@ -51,6 +52,7 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
   // notes them in memory, the timers write them to Redis and PostgreSQL.
   const usage = tokenUsage(deps.store, { prisma: deps.prisma, log: deps.logger.child({ part: 'usage' }) });
   const flushing = flushUsageEvery(usage, deps.config.usage);
+  if (deps.metrics) watchSigningKeyAge(deps.metrics, deps.store, deps.secrets);
   return {
     api: buildTokenApp(deps, provider, usage),
     playerClient: buildPlayerClientApp({

@@ -38,7 +38,7 @@ export function buildConsoleApp({
   metrics,
   tracing = noopTracing,
 }: ConsoleDependencies): Koa {
-  const domain = consoleDomain(config, prisma, store, pairwiseSecret);
+  const domain = consoleDomain(config, prisma, store, pairwiseSecret, metrics);
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
   // Each door traces its own requests: the span is named by the route its router matched.

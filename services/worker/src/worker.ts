@@ -8,6 +8,7 @@ import {
   claimDueDeliveries,
   enqueueEvents,
   oldestUndeliveredAgeSeconds,
+  outboxBacklog,
 } from '@devplat/domain/events';
 import type { Logger } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
@@ -69,6 +70,8 @@ export function startWebhookWorker({
   let wake: (() => void) | null = null;
 
   metrics?.watchOldestUndelivered(() => oldestUndeliveredAgeSeconds(prisma));
+  // Only while it sends: switched off, events wait by design and no backlog is the worker's to clear.
+  if (enabled) metrics?.watchOutbox(() => outboxBacklog(prisma));
 
   const attempt = (delivery: ClaimedDelivery) =>
     tracing.span(

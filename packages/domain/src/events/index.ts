@@ -16,5 +16,6 @@ export {
   eventsOfAppSince,
   eventTimeOfApp,
   oldestUndeliveredAgeSeconds,
+  outboxBacklog,
   recordAttempt,
 } from './store.ts';

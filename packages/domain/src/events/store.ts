@@ -80,6 +80,25 @@ export async function oldestUndeliveredAgeSeconds(prisma: PrismaClient): Promise
   return row?.age ?? null;
 }
 
+/**
+ * The worker's backlog: events not yet turned into deliveries, and deliveries whose attempt is due
+ * and unclaimed (a delivery waiting out its backoff is not due), with how long the oldest of them has
+ * been due. Both walk an index: (enqueued_at, created_at) and (status, next_attempt_at).
+ */
+export async function outboxBacklog(
+  prisma: PrismaClient,
+): Promise<{ due: number; oldestDueAgeSeconds: number | null }> {
+  const [row] = await prisma.$queryRaw<{ due: number; age: number | null }[]>`
+    WITH waiting AS (
+      SELECT created_at AS due_at FROM outbox_events WHERE enqueued_at IS NULL
+      UNION ALL
+      SELECT next_attempt_at FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+    )
+    SELECT count(*)::int AS due, EXTRACT(EPOCH FROM now() - min(due_at))::float8 AS age FROM waiting`;
+  return { due: row?.due ?? 0, oldestDueAgeSeconds: row?.age ?? null };
+}
+
 export interface ClaimedDelivery {
   id: string;
   eventId: string;

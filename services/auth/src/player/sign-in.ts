@@ -35,9 +35,13 @@ export function signInOperation(prisma: PrismaClient, throttle: SignInThrottle) 
   };
 }
 
-export function signInRoutes(route: PageApp['route'], { config, prisma, store, secure, sessions }: PlayerClient) {
+export function signInRoutes(
+  route: PageApp['route'],
+  { config, prisma, store, secure, sessions, metrics }: PlayerClient,
+) {
   const csrf = signInCsrf(secure);
-  const signIn = signInOperation(prisma, signInThrottle(store, 'player-sign-in', config.signIn));
+  const door = 'player-sign-in';
+  const signIn = signInOperation(prisma, signInThrottle(store, door, config.signIn, metrics?.signInLocks(door)));
 
   route('/signin', {
     GET: (ctx) =>

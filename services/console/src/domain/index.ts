@@ -5,6 +5,7 @@ import { appDirectory } from '@devplat/apps';
 import { type Config, cookieHosts } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
+import type { Metrics } from '@devplat/metrics';
 import { signInThrottle } from '@devplat/throttle';
 import { developerAccounts } from './accounts.ts';
 import { developerApps } from './apps.ts';
@@ -13,7 +14,15 @@ import { sandboxPlayers } from './players.ts';
 import { consoleSessions } from './sessions.ts';
 import { developerWebhooks } from './webhooks.ts';
 
-export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyValueStore, pairwiseSecret: string) {
+export function consoleDomain(
+  config: Config,
+  prisma: PrismaClient,
+  store: KeyValueStore,
+  pairwiseSecret: string,
+  metrics?: Metrics,
+) {
+  // Each door's locks are counted for the sign-in lock alert (devplat_sign_in_locks_total).
+  const throttle = (door: string) => signInThrottle(store, door, config.signIn, metrics?.signInLocks(door));
   const apps = developerApps(prisma, appDirectory(prisma, store), {
     webhooks: config.webhooks,
     reservedHosts: cookieHosts(config),
@@ -21,11 +30,11 @@ export function consoleDomain(config: Config, prisma: PrismaClient, store: KeyVa
   });
   return {
     sessions: consoleSessions(store),
-    accounts: developerAccounts(prisma, signInThrottle(store, 'console-sign-in', config.signIn)),
+    accounts: developerAccounts(prisma, throttle('console-sign-in')),
     apps,
     webhooks: developerWebhooks(prisma, store, apps),
     history: appHistories(prisma, apps),
-    players: sandboxPlayers(prisma, signInThrottle(store, 'player-create', config.signIn)),
+    players: sandboxPlayers(prisma, throttle('player-create')),
   };
 }
 export type ConsoleDomain = ReturnType<typeof consoleDomain>;
