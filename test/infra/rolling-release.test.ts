@@ -79,7 +79,11 @@ describe('a rolling release with a migration, and its rollback', { skip: needsSt
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  test('N → migrate → N+1 one replica at a time → back to N, under steady load: zero failed requests', async (t) => {
+  // Two rolls of ten processes, each drained (SHUTDOWN_DELAY_MS 4 s) and rested: about 3 minutes on a
+  // quiet machine, more on a busy one.
+  test('N → migrate → N+1 one replica at a time → back to N, under steady load: zero failed requests', {
+    timeout: 10 * 60_000,
+  }, async (t) => {
     const load = steadyLoad(topology, setup);
     let stopped: Awaited<ReturnType<typeof load.stop>> | null = null;
     try {
