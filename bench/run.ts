@@ -2,16 +2,23 @@
 // in alternating rounds, so a change in what else the machine does falls on every server alike
 // instead of on whichever ran last. Uses DATABASE_URL / REDIS_URL when set.
 //   npm run bench:token -- [seconds=6] [connections=10] [rounds=5]   client_credentials vs a bare signing route
-//   npm run bench:api   -- [seconds=6] [connections=50] [rounds=5]   /cities and /me vs a bare hello-world
+//   npm run bench:api   -- [seconds=6] [connections=50] [rounds=5]   /cities and /me vs a bare route verifying
+//                                                                     the same token and writing the same bytes,
+//                                                                     and a bare hello-world
+//   npm run bench:refresh -- [seconds=6] [connections=10] [rounds=5]  refresh_token grant vs one Redis round trip
+//                                                                     and one signature
+//   npm run bench:code  -- [seconds=6] [connections=8] [rounds=5]     authorization-code flows (authorize, Allow,
+//                                                                     token) vs a bare app with the same requests
 //   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { codeFlow, FlowRefused, type FlowTarget, signInAll } from './flows.ts';
 import type { Target } from './servers.ts';
 
 const [suite = 'token', secondsArg, connectionsArg, roundsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 6);
-const connections = Number(connectionsArg ?? (suite === 'api' ? 50 : 10));
+const connections = Number(connectionsArg ?? ({ api: 50, code: 8 } as Record<string, number>)[suite] ?? 10);
 const rounds = Number(roundsArg ?? 5);
 const servers = new URL('./servers.ts', import.meta.url).pathname;
 
@@ -20,8 +27,10 @@ interface Server {
   target: Target & { me?: Target } & Record<string, Target>;
 }
 
-async function startServer(mode: string): Promise<Server> {
-  const child = spawn(process.execPath, [servers, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts a server; `argument` (JSON) passes it what another server answered. */
+async function startServer(mode: string, argument?: unknown): Promise<Server> {
+  const args = argument === undefined ? [servers, mode] : [servers, mode, JSON.stringify(argument)];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
@@ -43,7 +52,36 @@ const load = (target: Target, duration: number) =>
     duration,
     headers: target.headers,
     body: target.body,
+    ...(target.refreshTokens && { requests: [rotating(target.refreshTokens)] }),
   });
+
+/** The first answer of each kind that was not a success, shown once (on stderr) to say why. */
+const reported = new Set<string>();
+function reportOnce(kind: string, detail: string) {
+  if (reported.has(kind)) return;
+  reported.add(kind);
+  process.stderr.write(`${kind}: ${detail}\n`);
+}
+
+/**
+ * Each request presents a refresh token from the pool and puts back the one it is answered with.
+ * A connection has one request in flight, so a pool of more tokens than connections never runs
+ * dry; a round's end drops the answers in flight, and with them at most one token per connection
+ * (servers.ts mints enough for every round).
+ */
+function rotating(pool: string[]): autocannon.Request {
+  return {
+    setupRequest: (request) => {
+      const token = pool.shift();
+      if (token === undefined) reportOnce('refresh', 'the pool of refresh tokens ran out');
+      return { ...request, body: `grant_type=refresh_token&refresh_token=${token ?? 'none'}` };
+    },
+    onResponse: (status, body) => {
+      if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+      else reportOnce(`refresh answered ${status}`, body);
+    },
+  };
+}
 
 interface Round {
   perSecond: number;
@@ -56,7 +94,7 @@ interface Round {
 
 interface Measured {
   name: string;
-  target: Target;
+  target: { backend: string };
   rounds: Round[];
 }
 
@@ -82,6 +120,65 @@ async function measure(targets: Record<string, Target>): Promise<Measured[]> {
         errors: result.errors,
       });
     }
+  }
+  return measured;
+}
+
+/** The q-quantile of sorted values, in whole ms. */
+const quantile = (sorted: number[], q: number) =>
+  sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) : 0;
+
+/**
+ * One round of flows: a worker per player, each running flows back to back for `duration`
+ * seconds; the flows that completed within it, per second, and their latencies (a flow's three
+ * requests). A refused step counts as non-2xx, a failed request as an error.
+ */
+async function flowRound(target: FlowTarget, agents: Awaited<ReturnType<typeof signInAll>>, duration: number) {
+  const end = performance.now() + duration * 1000;
+  const durations: number[] = [];
+  let refused = 0;
+  let errors = 0;
+  await Promise.all(
+    agents.map(async (agent) => {
+      while (performance.now() < end) {
+        const started = performance.now();
+        try {
+          await codeFlow(target, agent);
+          const finished = performance.now();
+          if (finished <= end) durations.push(finished - started);
+        } catch (error) {
+          if (error instanceof FlowRefused) refused += 1;
+          else errors += 1;
+          reportOnce(error instanceof FlowRefused ? 'flow refused' : 'flow failed', String(error));
+        }
+      }
+    }),
+  );
+  const sorted = durations.sort((a, b) => a - b);
+  const round: Round = {
+    perSecond: durations.length / duration,
+    p50: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    p99: quantile(sorted, 0.99),
+    non2xx: refused,
+    errors,
+  };
+  return round;
+}
+
+/** As measure, for flows: every target's players signed in first, then a warm-up and the rounds. */
+async function measureFlows(targets: Record<string, FlowTarget>): Promise<Measured[]> {
+  const measured = await Promise.all(
+    Object.entries(targets).map(async ([name, target]) => ({
+      name,
+      target,
+      agents: await signInAll(target),
+      rounds: [] as Round[],
+    })),
+  );
+  for (const m of measured) await flowRound(m.target, m.agents, 2);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const m of measured) m.rounds.push(await flowRound(m.target, m.agents, seconds));
   }
   return measured;
 }
@@ -114,8 +211,8 @@ function ratio(part: Measured, whole: Measured): string {
 
 const header = `${connections} connections, ${rounds} alternating rounds of ${seconds} s each, after a 2 s warm-up`;
 const started: Server[] = [];
-const start = async (mode: string) => {
-  const server = await startServer(mode);
+const start = async (mode: string, argument?: unknown) => {
+  const server = await startServer(mode, argument);
   started.push(server);
   return server.target;
 };
@@ -130,12 +227,37 @@ try {
   } else if (suite === 'api') {
     const hello = await start('hello');
     const api = await start('api');
-    const [bare, cities, me] = (await measure({ hello, '/cities': api, '/me': api.me as Target })) as Measured[];
+    // Started after the platform: it captures /cities' answer and checks the same token.
+    const verify = await start('verify', api);
+    const measured = await measure({ hello, bare: verify, '/cities': api, '/me': api.me as Target });
+    const [bare, verified, cities, me] = measured as Measured[];
     const p99 = (m: Measured) => `${median(m.rounds.map((round) => round.p99))} ms`;
     process.stdout.write(
-      `resource API, ${header}\n${roundLines([bare, cities, me] as Measured[])}${line(bare as Measured)}\n${line(cities as Measured)}\n${line(me as Measured)}\n` +
+      `resource API, ${header}\n${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `/cities / bare (same token verified, same bytes written): ${ratio(cities as Measured, verified as Measured)}\n` +
         `/cities / hello: ${ratio(cities as Measured, bare as Measured)} (target: at least 50%); ` +
         `p99 /cities ${p99(cities as Measured)}, /me ${p99(me as Measured)} (target: under 20 ms)\n`,
+    );
+  } else if (suite === 'refresh') {
+    // Each round may drop one token per connection (the answers in flight when it ends).
+    const families = connections * (rounds + 3);
+    const platform = await start('refresh', families);
+    const bare = await start('refresh-bare', { families, shape: platform.shape });
+    const measured = (await measure({ bare, platform })) as Measured[];
+    process.stdout.write(
+      `refresh_token grant, ${families} token families each, ${header}\n${roundLines(measured)}` +
+        `${measured.map((m) => line(m)).join('\n')}\n` +
+        `platform / bare: ${ratio(measured[1] as Measured, measured[0] as Measured)}\n`,
+    );
+  } else if (suite === 'code') {
+    const platform = (await start('code', connections)) as unknown as FlowTarget & { shape: unknown };
+    const bare = (await start('code-bare', { players: connections, shape: platform.shape })) as unknown as FlowTarget;
+    const measured = await measureFlows({ bare, platform });
+    process.stdout.write(
+      `authorization-code flows (consent screen, Allow, token; PKCE S256; signed-in players), ` +
+        `flows/s, ${connections} players each running flows back to back, ${rounds} alternating rounds of ` +
+        `${seconds} s each, after a 2 s warm-up\n${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `platform / bare: ${ratio(measured[1] as Measured, measured[0] as Measured)}\n`,
     );
   } else if (suite === 'topology') {
     const targets = await start('topology');
@@ -151,7 +273,7 @@ try {
         `/cities via gateway: ${added(viaCities as Measured, directCities as Measured)}\n`,
     );
   } else {
-    process.stderr.write('usage: run.ts token|api|topology [seconds] [connections] [rounds]\n');
+    process.stderr.write('usage: run.ts token|api|refresh|code|topology [seconds] [connections] [rounds]\n');
     process.exitCode = 2;
   }
 } finally {

@@ -4,10 +4,17 @@
 //   node bench/servers.ts sign    a bare Koa route signing an equal Ed25519 JWT
 //   node bench/servers.ts api     /cities with an app token, /me with a user token
 //   node bench/servers.ts hello   a bare Koa hello-world route
-import { createHash, randomUUID } from 'node:crypto';
+//   node bench/servers.ts verify <api target>   a bare Koa route verifying /cities' token, writing its bytes
+//   node bench/servers.ts refresh <n>   the token endpoint's refresh_token grant, n token families minted
+//   node bench/servers.ts refresh-bare <json>   a bare route: one Redis round trip and one signature
+//   node bench/servers.ts code <n>   the player client and token endpoint, n players
+//   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { generateSigningKey, loadConfig } from '@devplat/config';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
@@ -20,8 +27,18 @@ import { consentOverHttp, createPlayer } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
 import { replicaBase, startTestTopology } from '@devplat/test/topology';
 import type { Replica } from '@devplat/topology';
-import { importJWK, SignJWT } from 'jose';
+import {
+  decodeJwt,
+  decodeProtectedHeader,
+  importJWK,
+  type JWK,
+  type JWTHeaderParameters,
+  type JWTPayload,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
 import Koa from 'koa';
+import { codeFlow, type FlowTarget, signInAll, type TokenAnswer } from './flows.ts';
 
 export interface Target {
   method: 'GET' | 'POST';
@@ -29,6 +46,11 @@ export interface Target {
   headers: Record<string, string>;
   body?: string;
   backend: string;
+  /**
+   * Single-use refresh tokens: each request takes one and gives back the one it was answered
+   * with (run.ts), so no token is ever presented twice.
+   */
+  refreshTokens?: string[];
 }
 
 const tokenForm = 'grant_type=client_credentials';
@@ -59,7 +81,7 @@ async function benchPlatform() {
   const account = await benchAccount(prisma);
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
-  return { running, prisma, account, base, backend };
+  return { running, config, prisma, account, base, backend };
 }
 
 /** The developer account every benchmark's app belongs to. */
@@ -128,8 +150,8 @@ async function sign(): Promise<Target> {
 }
 
 // /cities with an app token and /me with a user token from a real consent.
-async function api(): Promise<Target & { me: Target }> {
-  const { running, prisma, account, base, backend } = await benchPlatform();
+async function api(): Promise<Target & { me: Target; jwks: string; issuer: string }> {
+  const { running, config, prisma, account, base, backend } = await benchPlatform();
   const redirectUri = 'http://127.0.0.1:9/cb';
   const { app, clientSecret } = await benchApp(
     prisma,
@@ -170,6 +192,9 @@ async function api(): Promise<Target & { me: Target }> {
     url: `${base}/cities?limit=100`,
     headers: { authorization: `Bearer ${appToken}` },
     backend,
+    // For the bare route (verify): the key set and issuer it checks this token against.
+    jwks: running.urls['Internal JWKS'] as string,
+    issuer: config.baseUrl.href,
     me: { method: 'GET', url: `${base}/me`, headers: { authorization: `Bearer ${userToken}` }, backend },
   };
 }
@@ -220,7 +245,356 @@ async function hello(): Promise<Target> {
   return { method: 'GET', url: `${server.origin}/hello`, headers: {}, backend: 'none' };
 }
 
-const builders: Record<string, () => Promise<Target | Record<string, Target>>> = { token, sign, api, hello, topology };
+/** The JSON a server mode takes after its name (what run.ts learned from another server). */
+const argument = <T>(fallback: T): T => (process.argv[3] ? (JSON.parse(process.argv[3]) as T) : fallback);
+
+/** The bytes /cities answers and the token it gets, verified once, remembered by its bytes as the
+ * platform's api does (services/api/src/bearer.ts) until it expires; with BENCH_VERIFY=every,
+ * verified on every call. The key is imported once. */
+async function verify(): Promise<Target> {
+  const cities = argument<Target & { jwks: string; issuer: string }>({} as never);
+  const captured = await fetch(cities.url, { headers: cities.headers });
+  const bytes = Buffer.from(await captured.arrayBuffer());
+  if (captured.status !== 200) throw new Error(`/cities answered ${captured.status}: ${bytes}`);
+  const type = captured.headers.get('content-type') ?? 'application/json';
+  const { kid } = decodeProtectedHeader((cities.headers.authorization ?? '').slice('Bearer '.length));
+  const { keys } = (await (await fetch(cities.jwks)).json()) as { keys: JWK[] };
+  const key = await importJWK(keys.find((jwk) => jwk.kid === kid) as JWK, 'EdDSA');
+  const everyCall = process.env.BENCH_VERIFY === 'every';
+  const verified = new Map<string, { token: string; expiresAt: number }>();
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const header = ctx.get('Authorization');
+    if (header.slice(0, 7).toLowerCase() !== 'bearer ') ctx.throw(401);
+    const token = header.slice(7);
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    const known = verified.get(signature);
+    if (everyCall || known?.token !== token || known.expiresAt <= Date.now()) {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['EdDSA'],
+        typ: 'at+jwt',
+        issuer: cities.issuer,
+        audience: cities.issuer,
+        requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+      });
+      verified.set(signature, { token, expiresAt: (payload.exp as number) * 1000 });
+    }
+    ctx.type = type;
+    ctx.body = bytes;
+  });
+  const server = await listen(app.callback(), '127.0.0.1', 0);
+  return { method: 'GET', url: `${server.origin}/cities?limit=100`, headers: cities.headers, backend: 'none' };
+}
+
+/** What the bare routes need of a store: a write, and a key consumed and another written in one round trip. */
+interface BareStore {
+  put(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** Deletes `from` and stores its value at `to`, atomically; resolves with the value, null if there was none. */
+  move(from: string, to: string, ttlSeconds: number): Promise<string | null>;
+  backend: string;
+}
+
+interface KvModule {
+  redisStore(url: string, options: { prefix: string; timeoutMs: number }): { ready(): Promise<void> };
+  redisClientOf(store: unknown): {
+    defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
+  } | null;
+}
+
+/**
+ * Redis through the platform's own client (ioredis as @devplat/kv configures it), on REDIS_URL;
+ * a map in memory without it, as the platform's store then is. @devplat/kv is reached through
+ * @devplat/test, whose dependency it is: the bench package cannot gain one without a new lockfile.
+ */
+async function bareStore(): Promise<BareStore> {
+  const url = process.env.REDIS_URL;
+  if (!url) {
+    const values = new Map<string, string>();
+    return {
+      put: async (key, value) => void values.set(key, value),
+      move: async (from, to) => {
+        const value = values.get(from) ?? null;
+        values.delete(from);
+        if (value !== null) values.set(to, value);
+        return value;
+      },
+      backend: 'memory',
+    };
+  }
+  const kvPath = createRequire(import.meta.resolve('@devplat/test/env')).resolve('@devplat/kv');
+  const kv = (await import(pathToFileURL(kvPath).href)) as KvModule;
+  const store = kv.redisStore(url, { prefix: `bench-bare:${randomUUID()}:`, timeoutMs: 2_000 });
+  await store.ready();
+  const redis = kv.redisClientOf(store) as NonNullable<ReturnType<KvModule['redisClientOf']>> & {
+    set(key: string, value: string, ex: 'EX', seconds: number): Promise<unknown>;
+    move(from: string, to: string, seconds: number): Promise<string | null>;
+  };
+  redis.defineCommand('move', {
+    numberOfKeys: 2,
+    lua: "local v = redis.call('GETDEL', KEYS[1]) if v then redis.call('SET', KEYS[2], v, 'EX', ARGV[1]) end return v",
+  });
+  return {
+    put: async (key, value, ttl) => void (await redis.set(key, value, 'EX', ttl)),
+    move: (from, to, ttl) => redis.move(from, to, ttl),
+    backend: 'Redis',
+  };
+}
+
+/** The header and claims of one of the platform's access tokens. */
+interface TokenShape {
+  header: JWTHeaderParameters;
+  payload: JWTPayload;
+}
+
+const shapeOf = (token: string): TokenShape => ({
+  header: decodeProtectedHeader(token) as JWTHeaderParameters,
+  payload: decodeJwt(token),
+});
+
+/** Signs access tokens of that shape (its claims, a fresh jti, iat and exp) with an Ed25519 key of its own. */
+async function signerLike({ header, payload }: TokenShape) {
+  const key = generateSigningKey();
+  const privateKey = await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA');
+  const lifetime = (payload.exp ?? 300) - (payload.iat ?? 0);
+  return () => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({ ...payload, jti: randomBytes(24).toString('base64url'), iat: now, exp: now + lifetime })
+      .setProtectedHeader({ ...header, kid: key.kid })
+      .sign(privateKey);
+  };
+}
+
+/** The token endpoint's answer, as the platform words it. */
+const tokenAnswer = async (sign: () => Promise<string>, refreshToken: string, scope: unknown) => ({
+  access_token: await sign(),
+  expires_in: 300,
+  token_type: 'Bearer',
+  refresh_token: refreshToken,
+  scope,
+});
+
+const userScope = 'city.public.read profile.basic.read';
+const consentRedirectUri = 'http://127.0.0.1:9/cb';
+
+/**
+ * The platform with an app players consent to, and `count` players of its account (one password,
+ * hashed once for all of them).
+ */
+async function consentPlatform(count: number) {
+  const { running, prisma, account, base, backend } = await benchPlatform();
+  const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
+  const first = await createPlayer(prisma, account.id, 'Bench Player');
+  const others = Array.from({ length: count - 1 }, () => `player-${randomUUID().slice(0, 8)}`);
+  await prisma.sandboxPlayer.createMany({
+    data: others.map((username) => ({
+      accountId: account.id,
+      username,
+      passwordHash: first.player.passwordHash,
+      displayName: 'Bench Player',
+    })),
+  });
+  const target: FlowTarget = {
+    playerOrigin: running.urls['Player client'] as string,
+    tokenUrl: `${base}/oauth/token`,
+    clientId: app.clientId,
+    redirectUri: consentRedirectUri,
+    scope: userScope,
+    authorization: basicAuth(app.clientId, clientSecret),
+    players: [first.username, ...others].map((username) => ({ username, password: first.password })),
+    backend,
+  };
+  return target;
+}
+
+/**
+ * The refresh_token grant with `families` refresh tokens, each of its own grant, made through the
+ * platform's real endpoints: players signed in, each consenting again and again (authorize, Allow,
+ * code redeemed). One more family is refreshed once, for the shape of a refreshed access token.
+ */
+async function refresh(): Promise<Target & { shape: TokenShape }> {
+  const families = argument(100);
+  const flows = await consentPlatform(Math.min(families, 16));
+  const agents = await signInAll(flows);
+  const answers: TokenAnswer[] = [];
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let n = i; n <= families; n += agents.length) answers.push(await codeFlow(flows, agent));
+    }),
+  );
+  const headers = { ...formHeaders, authorization: flows.authorization };
+  const last = answers.pop() as TokenAnswer;
+  const refreshed = await fetch(flows.tokenUrl, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: last.refresh_token }),
+  });
+  const answer = (await refreshed.json()) as TokenAnswer;
+  if (refreshed.status !== 200) throw new Error(`refresh answered ${refreshed.status}: ${JSON.stringify(answer)}`);
+  return {
+    method: 'POST',
+    url: flows.tokenUrl,
+    headers,
+    body: 'grant_type=refresh_token',
+    backend: flows.backend,
+    refreshTokens: [...answers.map((each) => each.refresh_token), answer.refresh_token],
+    shape: shapeOf(answer.access_token),
+  };
+}
+
+/**
+ * The bare refresh: parses the same form, consumes the presented token's key and writes the next
+ * one's in one Redis round trip (GETDEL and SET in a script), and signs an access token of the
+ * platform's shape. `families` tokens are written first.
+ */
+async function refreshBare(): Promise<Target> {
+  const { families, shape } = argument<{ families: number; shape: TokenShape }>({} as never);
+  const store = await bareStore();
+  const sign = await signerLike(shape);
+  const ttl = 30 * 24 * 3600;
+  const refreshTokens = Array.from({ length: families }, () => randomBytes(32).toString('base64url'));
+  const grant = JSON.stringify({ clientId: 'svc_bench', scope: shape.payload.scope });
+  await Promise.all(refreshTokens.map((token) => store.put(`rt:${token}`, grant, ttl)));
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const form = await readForm(ctx);
+    if (ctx.get('Authorization') !== 'Basic eDp5' || form.grant_type !== 'refresh_token') ctx.throw(400);
+    const next = randomBytes(32).toString('base64url');
+    const saved = await store.move(`rt:${form.refresh_token}`, `rt:${next}`, ttl);
+    if (!saved) {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_grant' };
+      return;
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await tokenAnswer(sign, next, (JSON.parse(saved) as { scope: unknown }).scope);
+  });
+  const server = await listen(app.callback(), '127.0.0.1', 0);
+  return {
+    method: 'POST',
+    url: `${server.origin}/token`,
+    headers: { ...formHeaders, authorization: 'Basic eDp5' },
+    body: 'grant_type=refresh_token',
+    backend: store.backend,
+    refreshTokens,
+  };
+}
+
+/** The authorization-code flow: `players` players to sign in, and the shape of the tokens a flow ends with. */
+async function code(): Promise<FlowTarget & { shape: TokenShape }> {
+  const players = argument(8);
+  const flows = await consentPlatform(players + 1);
+  // One flow by a player of its own, before the load, for the shape of the access token.
+  const [setup] = await signInAll(flows, flows.players.slice(players));
+  const answer = await codeFlow(flows, setup as Parameters<typeof codeFlow>[1]);
+  return { ...flows, players: flows.players.slice(0, players), shape: shapeOf(answer.access_token) };
+}
+
+/**
+ * The bare flow: the same three requests, each with one Redis round trip. The consent screen
+ * checks the session (in memory) and the request, writes the request and shows a minimal form;
+ * Allow consumes the request and writes the code in one script; the token endpoint consumes the
+ * code and writes a refresh token in one script, checks redirect_uri and the PKCE verifier, and
+ * signs one access token of the platform's shape. Sign-in (before the load) only starts a session.
+ */
+async function codeBare(): Promise<FlowTarget> {
+  const { players, shape } = argument<{ players: number; shape: TokenShape }>({} as never);
+  const store = await bareStore();
+  const sign = await signerLike(shape);
+  const clientId = 'svc_bench';
+  const authorization = 'Basic eDp5';
+  const sessions = new Map<string, { csrf: string }>();
+  const session = (ctx: Koa.Context) => {
+    const id = ctx.cookies.get('player_session');
+    return id ? { id, ...sessions.get(id) } : null;
+  };
+  const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value}">`;
+  const app = new Koa();
+  app.use(async (ctx) => {
+    const route = `${ctx.method} ${ctx.path}`;
+    if (route === 'GET /signin') {
+      ctx.type = 'html';
+      ctx.body = `<form method="post">${field('csrf', 'x')}${field('return_to', '/')}</form>`;
+    } else if (route === 'POST /signin') {
+      const id = randomBytes(32).toString('base64url');
+      sessions.set(id, { csrf: randomBytes(32).toString('base64url') });
+      ctx.cookies.set('player_session', id, { sameSite: 'lax' });
+      ctx.redirect('/');
+    } else if (route === 'GET /oauth/authorize') {
+      const current = session(ctx);
+      if (!current?.csrf) return ctx.redirect('/signin');
+      const q = ctx.query as Record<string, string>;
+      if (
+        q.client_id !== clientId ||
+        q.redirect_uri !== consentRedirectUri ||
+        q.response_type !== 'code' ||
+        q.code_challenge_method !== 'S256' ||
+        !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge ?? '') ||
+        !q.scope
+      )
+        ctx.throw(400);
+      const id = randomBytes(24).toString('base64url');
+      const request = { redirectUri: q.redirect_uri, state: q.state, scope: q.scope, challenge: q.code_challenge };
+      await store.put(`authz:${id}`, JSON.stringify({ ...request, session: current.id }), 600);
+      ctx.type = 'html';
+      ctx.body = `<form method="post" action="/oauth/authorize">${field('request', id)}${field('csrf', current.csrf)}<button name="decision" value="allow">Allow</button></form>`;
+    } else if (route === 'POST /oauth/authorize') {
+      const form = await readForm(ctx);
+      const current = session(ctx);
+      if (!current?.csrf || form.csrf !== current.csrf || form.decision !== 'allow') return ctx.throw(400);
+      const code = randomBytes(32).toString('base64url');
+      const saved = await store.move(`authz:${form.request}`, `code:${code}`, 60);
+      const request = saved ? (JSON.parse(saved) as { redirectUri: string; state?: string; session: string }) : null;
+      if (!request || request.session !== current.id) return ctx.throw(400);
+      const back = new URL(request.redirectUri);
+      back.searchParams.append('code', code);
+      if (request.state !== undefined) back.searchParams.append('state', request.state);
+      back.searchParams.append('iss', 'http://127.0.0.1/developer/v1');
+      ctx.redirect(back.href);
+    } else if (route === 'POST /oauth/token') {
+      const form = await readForm(ctx);
+      if (ctx.get('Authorization') !== authorization || form.grant_type !== 'authorization_code') ctx.throw(400);
+      const refreshToken = randomBytes(32).toString('base64url');
+      const saved = await store.move(`code:${form.code}`, `rt:${refreshToken}`, 30 * 24 * 3600);
+      const request = saved ? (JSON.parse(saved) as { redirectUri: string; scope: string; challenge: string }) : null;
+      const challenge = createHash('sha256')
+        .update(form.code_verifier ?? '')
+        .digest('base64url');
+      if (!request || request.redirectUri !== form.redirect_uri || request.challenge !== challenge) {
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_grant' };
+        return;
+      }
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await tokenAnswer(sign, refreshToken, request.scope);
+    } else {
+      ctx.throw(404);
+    }
+  });
+  const server = await listen(app.callback(), '127.0.0.1', 0);
+  return {
+    playerOrigin: server.origin,
+    tokenUrl: `${server.origin}/oauth/token`,
+    clientId,
+    redirectUri: consentRedirectUri,
+    scope: userScope,
+    authorization,
+    players: Array.from({ length: players }, (_, i) => ({ username: `player-${i}`, password: 'unused' })),
+    backend: store.backend,
+  };
+}
+
+const builders: Record<string, () => Promise<Target | FlowTarget | Record<string, Target>>> = {
+  token,
+  sign,
+  api,
+  hello,
+  topology,
+  verify,
+  refresh,
+  'refresh-bare': refreshBare,
+  code,
+  'code-bare': codeBare,
+};
 const mode = process.argv[2] ?? '';
 if (!builders[mode]) {
   process.stderr.write(`usage: servers.ts ${Object.keys(builders).join('|')}\n`);

@@ -116,6 +116,8 @@ const tasks = {
   'db:migrations:check': ['node', 'packages/db/scripts/check-migrations.ts'],
   'bench:token': ['node', 'bench/run.ts', 'token'],
   'bench:api': ['node', 'bench/run.ts', 'api'],
+  'bench:refresh': ['node', 'bench/run.ts', 'refresh'],
+  'bench:code': ['node', 'bench/run.ts', 'code'],
   'bench:topology': ['node', 'bench/run.ts', 'topology'],
   topology: ['node', 'infra/topology/src/main.ts'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],
