@@ -23,7 +23,7 @@ import { startPlatform } from '@devplat/platform';
 import { createTestDatabase } from '@devplat/test/database';
 import { sharedSecrets } from '@devplat/test/env';
 import { basicAuth } from '@devplat/test/oauth';
-import { consentOverHttp, createPlayer } from '@devplat/test/players';
+import { consentOverHttp, createPlayer, createPlayers } from '@devplat/test/players';
 import { freePort } from '@devplat/test/process';
 import { replicaBase, startTestTopology } from '@devplat/test/topology';
 import type { Replica } from '@devplat/topology';
@@ -383,16 +383,7 @@ const consentRedirectUri = 'http://127.0.0.1:9/cb';
 async function consentPlatform(count: number) {
   const { running, prisma, account, base, backend } = await benchPlatform();
   const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
-  const first = await createPlayer(prisma, account.id, 'Bench Player');
-  const others = Array.from({ length: count - 1 }, () => `player-${randomUUID().slice(0, 8)}`);
-  await prisma.sandboxPlayer.createMany({
-    data: others.map((username) => ({
-      accountId: account.id,
-      username,
-      passwordHash: first.player.passwordHash,
-      displayName: 'Bench Player',
-    })),
-  });
+  const players = await createPlayers(prisma, account.id, count, 'Bench Player');
   const target: FlowTarget = {
     playerOrigin: running.urls['Player client'] as string,
     tokenUrl: `${base}/oauth/token`,
@@ -400,7 +391,7 @@ async function consentPlatform(count: number) {
     redirectUri: consentRedirectUri,
     scope: userScope,
     authorization: basicAuth(app.clientId, clientSecret),
-    players: [first.username, ...others].map((username) => ({ username, password: first.password })),
+    players,
     backend,
   };
   return target;

@@ -13,6 +13,17 @@ export async function createPlayer(prisma: PrismaClient, accountId: string, disp
   return { player, username, password };
 }
 
+/** `count` players of the account sharing one password, hashed once: fixtures at scale (the benchmarks). */
+export async function createPlayers(prisma: PrismaClient, accountId: string, count: number, displayName = 'Ada') {
+  const password = `pw-${randomUUID()}`;
+  const passwordHash = await hashPassword(password);
+  const usernames = Array.from({ length: count }, () => `player-${randomUUID().slice(0, 8)}`);
+  await prisma.sandboxPlayer.createMany({
+    data: usernames.map((username) => ({ accountId, username, passwordHash, displayName })),
+  });
+  return usernames.map((username) => ({ username, password }));
+}
+
 /** A cookie jar just big enough for the player client. */
 export class Jar {
   private readonly cookies = new Map<string, string>();
