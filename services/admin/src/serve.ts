@@ -57,5 +57,6 @@ const service = await openService({
   listeners: [admin.listener],
   closers: [admin.closer, ...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
-process.stdout.write(`admin API: ${admin.url}, management: ${service.managementServer.origin}\n`);
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
 drainOnSignals(service, logger);
+process.stdout.write(`admin API: ${admin.url}, management: ${service.managementServer.origin}\n`);

@@ -38,7 +38,8 @@ const service = await openService({
   closers: [...closers, ...tracingClosers(tracing)],
 });
 logger.info({ origin: server.origin, management: service.managementServer.origin }, 'api service listening');
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
+drainOnSignals(service, logger);
 process.stdout.write(
   `api service: ${server.origin}${config.baseUrl.pathname}, management: ${service.managementServer.origin}\n`,
 );
-drainOnSignals(service, logger);

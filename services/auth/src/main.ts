@@ -59,8 +59,9 @@ const running = await openService({
   // The usage bookkeeping's last flush needs both stores: before they close.
   closers: [...service.closers, ...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
+drainOnSignals(running, logger);
 process.stdout.write(
   `auth service: ${server.origin}${config.baseUrl.pathname}, player client: ${playerServer.origin}, ` +
     `internal: ${internalServer.origin}, management: ${running.managementServer.origin}\n`,
 );
-drainOnSignals(running, logger);

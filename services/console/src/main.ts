@@ -50,5 +50,6 @@ const service = await openService({
   listeners: [{ name: 'console', server }],
   closers: [...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
 });
-process.stdout.write(`developer console: ${server.origin}, management: ${service.managementServer.origin}\n`);
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
 drainOnSignals(service, logger);
+process.stdout.write(`developer console: ${server.origin}, management: ${service.managementServer.origin}\n`);

@@ -24,7 +24,8 @@ const service = await openService({
   listeners: [{ name: 'mock', server }],
   closers: tracingClosers(tracing),
 });
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
+drainOnSignals(service, logger);
 process.stdout.write(
   `contract mock: ${server.origin}${config.mockBaseUrl.pathname}, management: ${service.managementServer.origin}\n`,
 );
-drainOnSignals(service, logger);

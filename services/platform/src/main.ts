@@ -20,10 +20,10 @@ try {
 }
 const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(14)} ${url}`);
 if (config.admin.tokensFile === null) lines.push(`  ${'Admin API'.padEnd(14)} off: set ADMIN_TOKENS_FILE to serve it`);
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
+drainOnSignals(platform.service, createLogger(config.logLevel, 'platform'));
 process.stdout.write(
   `Developer Platform is ready in ${Math.round(performance.now() - started)} ms ` +
     `(${config.environment}, ${platform.database.kind}${config.databaseUrl ? '' : ` in ${config.dataDir}`}):\n` +
     `${lines.join('\n')}\nPress Ctrl-C to stop.\n`,
 );
-
-drainOnSignals(platform.service, createLogger(config.logLevel, 'platform'));

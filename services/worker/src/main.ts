@@ -29,5 +29,6 @@ const service = await openService({
   // Attempts in flight finish, or are abandoned with their leases given back, before the database closes.
   closers: [{ name: 'webhook worker', close: worker.close }, ...postgres.closers, ...tracingClosers(tracing)],
 });
-process.stdout.write(`Webhook worker is running, management: ${service.managementServer.origin}\n`);
+// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
 drainOnSignals(service, logger);
+process.stdout.write(`Webhook worker is running, management: ${service.managementServer.origin}\n`);
