@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { refresh } from '@devplat/test/connected-apps';
 import { call } from '@devplat/test/http';
 import { runProcess } from '@devplat/test/process';
 import { steadyLoad } from '@devplat/test/steady-load';
@@ -142,14 +143,7 @@ describe('a rolling release with a migration, and its rollback', { skip: needsSt
 
     // Nothing lost: each player's latest refresh token still works, and so does its consent.
     for (const user of users) {
-      const refreshed = await call(topology.base, '/oauth/token', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${setup.app.clientId}:${setup.app.clientSecret}`).toString('base64')}`,
-        },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: user.refreshToken }).toString(),
-      });
+      const refreshed = await refresh(topology.base, setup.app, user.refreshToken);
       assert.equal(refreshed.status, 200, refreshed.text);
       const me = await call(topology.base, '/me', {
         headers: { authorization: `Bearer ${refreshed.json.access_token}` },

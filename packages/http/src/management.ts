@@ -37,6 +37,9 @@ export interface Management {
   drain(): void;
 }
 
+/** Whether a check's answer says it held: `ok`, or `ok: ` and what it found. */
+const held = (result: string | undefined) => result === 'ok' || result?.startsWith('ok: ') === true;
+
 /**
  * What a check answers within the bound: 'ok' or the reason it failed. Until its first 'ok' a check
  * whose store is unreachable or slow answers 'connecting': the first connections of a starting
@@ -48,7 +51,7 @@ function bounded(check: ReadinessCheck, timeoutMs: number, connected: boolean): 
     timer = setTimeout(() => resolve(connected ? `did not answer within ${timeoutMs} ms` : 'connecting'), timeoutMs);
   });
   const answered = check.check().then(
-    (found) => (typeof found === 'string' && found.startsWith('ok: ') ? found : 'ok'),
+    (found) => (typeof found === 'string' && held(found) ? found : 'ok'),
     (error: unknown) => {
       if (!connected && error instanceof DependencyUnavailableError) return 'connecting';
       return error instanceof Error ? error.message : String(error);
@@ -72,7 +75,6 @@ export function managementApp({ logger, checks, checkTimeoutMs, registry }: Mana
   const evaluate = async () => {
     const results = await Promise.all(checks.map((check) => bounded(check, checkTimeoutMs, connected.has(check.name))));
     const answers = Object.fromEntries(checks.map((check, index) => [check.name, results[index]]));
-    const held = (result: string | undefined) => result === 'ok' || result?.startsWith('ok: ') === true;
     for (const [name, result] of Object.entries(answers)) if (held(result)) connected.add(name);
     const ready = results.every(held);
     if (!draining) record(ready);

@@ -2,10 +2,10 @@
 // suspending one or ending its consents. Reads only: nothing is changed, and nothing is audited.
 import type { TokenUsage } from '@devplat/apps';
 import { appDetails, searchApps } from '@devplat/domain/apps';
-import { DependencyUnavailableError } from '@devplat/errors';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase, withUsage } from './connections.ts';
 import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { tokensLastDayOrNull } from './usage.ts';
 
 export const findAppsCommand: Command = {
   name: 'find-apps',
@@ -95,16 +95,9 @@ many players have an active consent. Exit 65 when no app has the client id.`,
   },
 };
 
-/**
- * The app's access tokens of the last 24 hours, in words. The rest of show-app is PostgreSQL's: a
- * Redis that does not answer leaves this one line unknown rather than failing the command.
- */
+/** The app's access tokens of the last 24 hours, in words. */
 async function tokensLastDay(usage: TokenUsage | null, appId: string): Promise<string> {
   if (!usage) return 'unknown (no REDIS_URL)';
-  try {
-    return String(await usage.lastDay(appId));
-  } catch (error) {
-    if (error instanceof DependencyUnavailableError) return 'unknown (Redis did not answer)';
-    throw error;
-  }
+  const tokens = await tokensLastDayOrNull(usage, appId);
+  return tokens === null ? 'unknown (Redis did not answer)' : String(tokens);
 }

@@ -6,8 +6,8 @@ import type { App } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { appDetails, findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { refuse } from '@devplat/domain/refusal';
-import { DependencyUnavailableError } from '@devplat/errors';
 import type { Context } from 'koa';
+import { tokensLastDayOrNull } from '../usage.ts';
 import { pathText, readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
@@ -50,10 +50,7 @@ export function appRoutes({ prisma, directory, usage, guarded }: AdminRoutes): v
     GET: async (ctx) => {
       const details = await appDetails(prisma, clientIdAt(ctx));
       const { app } = details;
-      const tokensLastDay = await usage.lastDay(app.id).catch((error: unknown) => {
-        if (error instanceof DependencyUnavailableError) return null;
-        throw error;
-      });
+      const tokensLastDay = await tokensLastDayOrNull(usage, app.id);
       answer(ctx, 200, {
         ...(await appView(prisma, app)),
         scopes: app.scopes,
