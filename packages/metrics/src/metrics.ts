@@ -21,7 +21,7 @@ export interface Metrics extends HealthMetrics {
   serverErrors: Counter<'app' | 'route' | 'method' | 'code'>;
   tokensIssued: Counter<'grant_type'>;
   oauthRefusals: Counter<'endpoint' | 'error'>;
-  /** Keys per round trip of a group-committed read: liveness or app_directory. */
+  /** Keys per round trip of a group-committed read: liveness, app_directory or consent_of_grant. */
   batchSize: Histogram<'read'>;
   batchSeconds: Histogram<'read'>;
   webhookAttempts: Counter<'outcome'>;
@@ -115,7 +115,7 @@ export function createMetrics(): Metrics {
     }),
     batchSize: new Histogram({
       name: 'devplat_batch_read_size',
-      help: 'Keys per round trip of the per-request reads (liveness: token checks; app_directory: client lookups).',
+      help: 'Keys per round trip of the per-request reads (liveness: token checks; app_directory: client lookups; consent_of_grant: consent checks).',
       labelNames: ['read'],
       buckets: batchBuckets,
       registers,

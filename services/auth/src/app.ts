@@ -1,7 +1,7 @@
 import { flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
-import type { PrismaClient } from '@devplat/db';
+import type { PrismaClient, Query } from '@devplat/db';
 import { apiApp, type Closer, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
@@ -24,6 +24,8 @@ export interface AuthDependencies {
   config: Config;
   secrets: Secrets;
   prisma: PrismaClient;
+  /** The driver's plain statements (the token endpoint's consent check). */
+  query: Query;
   store: KeyValueStore;
   logger: Logger;
   metrics?: Metrics;

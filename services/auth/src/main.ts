@@ -24,6 +24,7 @@ const service = buildAuthService({
   config,
   secrets,
   prisma: postgres.database.prisma,
+  query: postgres.database.query,
   store: redis.store,
   logger,
   metrics,

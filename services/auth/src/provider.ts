@@ -7,14 +7,14 @@
 import { appDirectory } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
-import type { PrismaClient } from '@devplat/db';
+import type { PrismaClient, Query } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 import Provider, { type RefreshToken } from 'oidc-provider';
 import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
-import { rotateFamily } from './grants/refresh-token.ts';
+import { consentOfGrant, rotateFamily } from './grants/refresh-token.ts';
 import { renderErrorAsJson } from './provider-answers.ts';
 import { refreshTokenAdapter, refreshTokenId } from './refresh-token-adapter.ts';
 import { resourceServer } from './resource-server.ts';
@@ -25,6 +25,8 @@ export interface ProviderDependencies {
   config: Config;
   secrets: Secrets;
   prisma: PrismaClient;
+  /** The driver's plain statements: the consent check on every refresh and user token. */
+  query: Query;
   store: KeyValueStore;
   metrics?: Metrics;
   tracing?: Tracing;
@@ -34,10 +36,12 @@ export function createProvider({
   config,
   secrets,
   prisma,
+  query,
   store,
   metrics,
   tracing = noopTracing,
 }: ProviderDependencies): Provider {
+  const consents = consentOfGrant(query, metrics);
   const resource = config.baseUrl.href;
   const apps = appDirectory(prisma, store, metrics);
   const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
@@ -63,7 +67,7 @@ export function createProvider({
     scopes: [],
     responseTypes: ['code'],
     pkce: { required: () => true },
-    rotateRefreshToken: (ctx) => tracing.span('oauth refresh token rotation', {}, () => rotateFamily(prisma, ctx)),
+    rotateRefreshToken: (ctx) => tracing.span('oauth refresh token rotation', {}, () => rotateFamily(consents, ctx)),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -103,7 +107,7 @@ export function createProvider({
       },
     },
     renderError: renderErrorAsJson,
-    extraTokenClaims: accessTokenClaims(config.environment, prisma),
+    extraTokenClaims: accessTokenClaims(config.environment, consents),
   });
   compareHashedSecrets(provider, apps, tracing);
   // Each refresh token's id names its family (refresh-token-adapter.ts).

@@ -114,6 +114,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       config,
       secrets,
       prisma: database.prisma,
+      query: database.query,
       store,
       logger: loggerFor('auth'),
       metrics,

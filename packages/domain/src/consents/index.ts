@@ -21,6 +21,7 @@ export { pairwiseSubject } from './pairwise.ts';
 export {
   activeConsentCount,
   activeConsentIdOfGrant,
+  activeConsentIdsOfGrants,
   activeConsentsOfPlayer,
   activeConsentsWithApp,
   type ConsentActivityRow,

@@ -1,7 +1,7 @@
 // The consents table: every statement on consent receipts is here, and only these write them. The
 // api's per-call liveness statement (services/api/src/liveness.ts) reads them too, on purpose: it
 // is one statement across areas on the hot path. Each consent event is written with its change.
-import type { Consent, Prisma, RevocationReason } from '@devplat/db';
+import type { Consent, Prisma, Query, RevocationReason } from '@devplat/db';
 import type { Db } from '../db.ts';
 
 /** Which consents an operation means: one, the one behind a grant, an app's, or a player's (with one app, or all). */
@@ -57,6 +57,21 @@ export const findConsent = (db: Db, consentId: string) =>
   db.consent.findUnique({ where: { id: consentId }, include: { app: { select: { clientId: true } } } });
 
 /** The id of the active consent behind a grant; null when it has ended. */
+const activeConsentsOfGrantsStatement = `
+  SELECT t.i, c.id::text AS id
+  FROM unnest($1::text[]) WITH ORDINALITY AS t(grant_id, i)
+  LEFT JOIN consents c ON c.grant_id = t.grant_id AND c.status = 'active'`;
+
+/**
+ * The active consent of each grant (null where it has ended), in order: one statement for many,
+ * through the driver, for the token endpoint's check on every refresh and user token.
+ */
+export async function activeConsentIdsOfGrants(query: Query, grantIds: string[]): Promise<(string | null)[]> {
+  const rows = await query<{ i: string; id: string | null }>(activeConsentsOfGrantsStatement, [grantIds]);
+  const byIndex = new Map(rows.map((row) => [Number(row.i), row.id]));
+  return grantIds.map((_, index) => byIndex.get(index + 1) ?? null);
+}
+
 export async function activeConsentIdOfGrant(db: Db, grantId: string): Promise<string | null> {
   const consent = await db.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
   return consent?.id ?? null;

@@ -17,33 +17,52 @@
 // the presented token and the copy of its scope into the new one. Rule 1 is checked there too, for a
 // refresh, before the presented token is used up: a PostgreSQL that fails the check then answers 503
 // and leaves the token usable for the client's retry. The claims reuse that answer.
+//
+// The check is one statement through the driver, shared by the checks that arrive together
+// (groupCommit): Prisma's findFirst cost more than the bare refresh route itself (measured:
+// docs/benchmarks.md). Each call still waits for a statement that starts after it arrived, so a
+// consent ended before the call is seen by it.
 import { limits } from '@devplat/contract';
-import type { PrismaClient } from '@devplat/db';
-import { activeConsentIdOfGrant } from '@devplat/domain/consents';
+import { groupCommit, type Query } from '@devplat/db';
+import { activeConsentIdsOfGrants } from '@devplat/domain/consents';
+import { type Metrics, observedBatch } from '@devplat/metrics';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { type TokenRequestFacts, tokenRequestFacts } from '../token-request.ts';
+
+/** The active consent behind a grant, or null once it has ended. */
+export type ConsentOfGrant = (grantId: string) => Promise<string | null>;
+
+export function consentOfGrant(query: Query, metrics?: Metrics): ConsentOfGrant {
+  return groupCommit(
+    observedBatch(metrics, 'consent_of_grant', (grantIds: string[]) => activeConsentIdsOfGrants(query, grantIds)),
+    { maxBatch: 100, timeoutMs: query.timeoutMs, dependency: 'PostgreSQL' },
+  );
+}
 
 /**
  * The id of the active consent behind a grant; invalid_grant when it has ended. The request's own
  * check (a refresh checks before rotating) is the answer for the rest of the request.
  */
 export async function activeConsentId(
-  prisma: PrismaClient,
+  consents: ConsentOfGrant,
   grantId: string,
   facts: TokenRequestFacts,
 ): Promise<string> {
   if (facts.consent?.grantId === grantId) return facts.consent.consentId;
-  const consentId = await activeConsentIdOfGrant(prisma, grantId);
+  const consentId = await consents(grantId);
   if (!consentId) throw new errors.InvalidGrant('the consent behind this grant has ended');
   return consentId;
 }
 
 /** Rules 1 to 3, as the presented refresh token is about to be rotated; always rotates. */
-export async function rotateFamily(prisma: PrismaClient, ctx: KoaContextWithOIDC): Promise<true> {
+export async function rotateFamily(consents: ConsentOfGrant, ctx: KoaContextWithOIDC): Promise<true> {
   const { RefreshToken: presented, Grant: grant } = ctx.oidc.entities;
   if (presented?.grantId) {
     const facts = tokenRequestFacts(ctx);
-    facts.consent = { grantId: presented.grantId, consentId: await activeConsentId(prisma, presented.grantId, facts) };
+    facts.consent = {
+      grantId: presented.grantId,
+      consentId: await activeConsentId(consents, presented.grantId, facts),
+    };
   }
   // The provider has checked that the asked scopes are a subset of the presented token's.
   if (presented && ctx.oidc.params?.scope) presented.scope = [...ctx.oidc.requestParamScopes].join(' ');
