@@ -74,7 +74,7 @@ describe('narrowing sticks', () => {
 describe('the family lives while it is used', () => {
   test('each rotation gives the grant and the new token 30 days from that rotation', async () => {
     const { app, tokens } = await family('Lifetime');
-    const grantKey = `oidc:Grant:${decodeJwt(tokens.accessToken).gid}`;
+    const grantKey = `oidc:Grant:{${decodeJwt(tokens.accessToken).gid}}`;
     // As if the consent had been given 30 days ago, less two seconds.
     const grant = await stored(grantKey);
     await store().put(grantKey, JSON.stringify({ ...grant, exp: now() + 2 }), 2);
@@ -84,7 +84,7 @@ describe('the family lives while it is used', () => {
     const month = limits.refreshTokenSeconds;
     assert.ok(Math.abs((await stored(grantKey)).exp - (now() + month)) <= 5, 'the grant lives 30 days more');
     // The family's one record holds its current token.
-    const record = (await stored(`oidc:RefreshToken:${decodeJwt(tokens.accessToken).gid}`)) as unknown as {
+    const record = (await stored(`oidc:RefreshToken:{${decodeJwt(tokens.accessToken).gid}}`)) as unknown as {
       id: string;
       payload: { exp: number };
     };

@@ -95,7 +95,7 @@ describe('connected apps in Chromium', () => {
     assert.equal(refreshed.status, 400);
     assert.equal(refreshed.json.error, 'invalid_grant');
     const grantId = decodeJwt(chessTokens.accessToken).gid as string;
-    assert.deepEqual(await rig.platform.platform.store.members(`oidc:grant:${grantId}`), [], 'the family is gone');
+    assert.deepEqual(await rig.platform.platform.store.members(`oidc:grant:{${grantId}}`), [], 'the family is gone');
     assert.equal((await me(mapsTokens.accessToken)).status, 200, 'the other app keeps working');
     assert.equal((await consent(mapsTokens.consentId)).status, 'active');
     await assertWithdrawn(chessTokens.consentId);

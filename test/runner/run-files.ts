@@ -9,10 +9,11 @@ export const repoRoot = new URL('../..', import.meta.url).pathname;
 
 /**
  * The areas of test/, each a folder of test files: the contract's operations and refusals, the
- * player client, the developer console, webhooks, operating the platform, and the infrastructure
+ * player client, the developer console, webhooks, operating the platform, the platform on Redis
+ * Cluster and Sentinel, and the infrastructure
  * (the image, the Kubernetes manifests, the topology), and the docs. test/support is their shared code.
  */
-export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'infra', 'docs'];
+export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'redis', 'infra', 'docs'];
 
 /** Every test file of the project, and nothing else (the fixtures here end in .fixture.ts). */
 export const defaultPatterns = [

@@ -39,7 +39,9 @@ export function appDirectory(prisma: PrismaClient, store: KeyValueStore, metrics
       return app;
     },
     async changed(clientId) {
-      await store.increment(versionKey(clientId));
+      // Durable: a failover that lost the bump could let a later bump reach the number a cache
+      // holds for the app as it was before this change.
+      await store.increment(versionKey(clientId), { durable: true });
     },
   };
 }

@@ -2,13 +2,13 @@
 // counters in the shared store) and when each of its secrets last authenticated a call
 // (client_secrets.last_used_at). Both are bookkeeping on the token path, so nothing there waits
 // for them: the token endpoint only adds to maps in this process (count, secretUsed), and
-// flushUsageEvery writes the sums off the path, the counts every few seconds in one MULTI, the
-// last uses about once a minute in one statement. A write that fails keeps what it had for the
+// flushUsageEvery writes the sums off the path, the counts every few seconds in one MULTI (one a
+// slot in Cluster mode), the last uses about once a minute in one statement. A write that fails keeps what it had for the
 // next one (at least once: a reply lost after Redis applied it counts those tokens twice), and
 // what is pending is bounded, so an outage costs counts, never memory.
 import type { PrismaClient } from '@devplat/db';
 import { recordSecretsLastUsed } from '@devplat/domain/apps';
-import { type KeyValueStore, redisClientOf } from '@devplat/kv';
+import { CountersNotAdded, hashTag, type KeyValueStore } from '@devplat/kv';
 
 const hourMs = 3_600_000;
 /** Hours summed by lastDay: the current one and the 23 before it. */
@@ -18,9 +18,12 @@ const counterTtlSeconds = 26 * 3600;
 /** Apps (per hour) or secrets waiting for a flush before new ones are dropped. */
 export const maxPending = 10_000;
 
-/** The counter of the app's tokens in the hour that holds `ms`: usage:tokens:<appId>:<yyyymmddhh UTC>. */
+/**
+ * The counter of the app's tokens in the hour that holds `ms`: usage:tokens:<appId>:<yyyymmddhh UTC>,
+ * the app's id a hash tag, so that the day's 24 counters are read from one Cluster slot.
+ */
 export function tokenCounterKey(appId: string, ms: number): string {
-  return `usage:tokens:${appId}:${hourLabel(ms)}`;
+  return `usage:tokens:${hashTag(appId)}:${hourLabel(ms)}`;
 }
 
 function hourLabel(ms: number): string {
@@ -91,7 +94,6 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
     else if (uses.size < bound) uses.set(secretId, at);
     else lastUses.dropped(1);
   };
-  const writeCounts = counterWriter(store);
 
   return {
     count(appId) {
@@ -113,16 +115,24 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
       pendingCounts = 0;
       hourEnds = 0; // the next count finds its hour in the new map
       const byKey = new Map<string, number>();
+      const origins = new Map<string, { hourStart: number; appId: string }>();
       for (const [hourStart, apps] of batch) {
-        for (const [appId, n] of apps) byKey.set(tokenCounterKey(appId, hourStart), n);
+        for (const [appId, n] of apps) {
+          const key = tokenCounterKey(appId, hourStart);
+          byKey.set(key, n);
+          origins.set(key, { hourStart, appId });
+        }
       }
       try {
-        await writeCounts(byKey);
+        await store.addToCounters(byKey, counterTtlSeconds);
         counters.succeeded();
       } catch (error) {
-        for (const [hourStart, apps] of batch) {
-          const hour = hourOf(hourStart);
-          for (const [appId, n] of apps) addCount(hour, appId, n);
+        // Only what was not added waits for the next flush (in Cluster mode each slot adds on its own).
+        const cause = (error as { cause?: unknown }).cause;
+        const notAdded = cause instanceof CountersNotAdded ? cause.counts : byKey;
+        for (const [key, n] of notAdded) {
+          const origin = origins.get(key);
+          if (origin) addCount(hourOf(origin.hourStart), origin.appId, n);
         }
         counters.failed(error, pendingCounts);
       }
@@ -148,33 +158,6 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
       const values = await store.getMany(keys);
       return values.reduce((sum, value) => sum + (value === null ? 0 : Number(value)), 0);
     },
-  };
-}
-
-/**
- * Adds each count to its counter and keeps it 26 hours. On Redis: one MULTI, so a batch is applied
- * whole or not at all and a failed flush can simply be retried. Any other store is the one-process
- * platform's memory store, which only this process writes: read, add, write back.
- */
-function counterWriter(store: KeyValueStore): (batch: Map<string, number>) => Promise<void> {
-  const redis = redisClientOf(store);
-  if (redis) {
-    return async (batch) => {
-      const multi = redis.multi();
-      for (const [key, n] of batch) multi.incrby(key, n).expire(key, counterTtlSeconds);
-      const results = await multi.exec();
-      const failed = results?.find(([error]) => error);
-      if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
-    };
-  }
-  return async (batch) => {
-    const keys = [...batch.keys()];
-    const values = await store.getMany(keys);
-    await Promise.all(
-      keys.map((key, index) =>
-        store.put(key, String(Number(values[index] ?? 0) + (batch.get(key) ?? 0)), counterTtlSeconds),
-      ),
-    );
   };
 }
 

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RedisAddress, RedisTopology } from '@devplat/kv';
 
 export const environments = ['sandbox', 'staging', 'production'] as const;
 export type Environment = (typeof environments)[number];
@@ -33,6 +34,13 @@ export interface Config {
   databaseTimeoutMs: number;
   /** The bound on every Redis command and connection attempt. */
   redisTimeoutMs: number;
+  /** REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES; else REDIS_URL's one server. */
+  redisTopology: RedisTopology;
+  /**
+   * REDIS_WAIT_REPLICAS: the replicas that must hold a used code's or refresh token's mark before the
+   * token endpoint answers (1 by default with Sentinel or Cluster, 0 with one server).
+   */
+  redisWaitReplicas: number;
   dataDir: string;
   /**
    * TRUSTED_PROXIES: the gateway's addresses (IPs or CIDR ranges). When set, X-Forwarded-* is
@@ -289,6 +297,35 @@ function apiBase(env: Env, name: string, fallback: string, requireHttps: boolean
   return new URL(`${url.origin}${path}`);
 }
 
+function topologyOf(env: Env): RedisTopology {
+  const sentinels = addresses(env, 'REDIS_SENTINELS');
+  const master = read(env, 'REDIS_SENTINEL_MASTER');
+  const nodes = addresses(env, 'REDIS_CLUSTER_NODES');
+  if (sentinels && nodes) {
+    throw new ConfigError('REDIS_SENTINELS', 'and REDIS_CLUSTER_NODES name two topologies: set one of them');
+  }
+  if (sentinels) {
+    if (!master) throw new ConfigError('REDIS_SENTINEL_MASTER', 'is required with REDIS_SENTINELS (the master name)');
+    return { mode: 'sentinel', sentinels, masterName: master };
+  }
+  if (master) throw new ConfigError('REDIS_SENTINELS', 'is required with REDIS_SENTINEL_MASTER');
+  return nodes ? { mode: 'cluster', nodes } : { mode: 'single' };
+}
+
+/** A comma-separated list of host:port addresses ([v6]:port for IPv6). */
+function addresses(env: Env, name: string): RedisAddress[] | null {
+  const value = read(env, name);
+  if (value === null) return null;
+  return value.split(',').map((item) => {
+    const match = /^(?:\[([0-9a-fA-F:.]+)\]|([\w.-]+)):(\d{1,5})$/.exec(item.trim());
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigError(name, `must be host:port addresses separated by commas (got "${item.trim()}")`);
+    }
+    return { host: (match[1] ?? match[2]) as string, port };
+  });
+}
+
 function connectionUrl(env: Env, name: string, protocols: string[]): string | null {
   const value = readSecret(env, name);
   if (value === null) return null;
@@ -459,7 +496,15 @@ function listenerPorts(config: Config): number[] {
 /** Where the stores are: all that a job on them (db:migrate, the admin command) reads. */
 export type StoreSettings = Pick<
   Config,
-  'environment' | 'databaseUrl' | 'redisUrl' | 'redisKeyPrefix' | 'databaseTimeoutMs' | 'redisTimeoutMs' | 'dataDir'
+  | 'environment'
+  | 'databaseUrl'
+  | 'redisUrl'
+  | 'redisKeyPrefix'
+  | 'databaseTimeoutMs'
+  | 'redisTimeoutMs'
+  | 'redisTopology'
+  | 'redisWaitReplicas'
+  | 'dataDir'
 >;
 
 /**
@@ -468,13 +513,19 @@ export type StoreSettings = Pick<
  */
 export function loadStoreSettings(env: Env = process.env): StoreSettings {
   const environment = oneOf(env, 'DEVELOPER_PLATFORM_ENVIRONMENT', environments, 'sandbox');
+  const redisTopology = topologyOf(env);
   const settings: StoreSettings = {
     environment,
     databaseUrl: connectionUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    // With Sentinel or Cluster the addresses come from their own settings: REDIS_URL then only
+    // carries credentials and TLS (and Sentinel's database number), and may be left out.
+    redisUrl:
+      connectionUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? (redisTopology.mode === 'single' ? null : 'redis://'),
     redisKeyPrefix: read(env, 'REDIS_KEY_PREFIX') ?? 'devplat:',
     databaseTimeoutMs: integer(env, 'DATABASE_TIMEOUT_MS', defaultTimeouts.databaseMs, 50, 20_000),
     redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', defaultTimeouts.redisMs, 50, 20_000),
+    redisTopology,
+    redisWaitReplicas: integer(env, 'REDIS_WAIT_REPLICAS', redisTopology.mode === 'single' ? 0 : 1, 0, 10),
     dataDir: resolve(repoRoot, read(env, 'DATA_DIR') ?? '.data'),
   };
   if (!isAbsolute(settings.dataDir)) throw new ConfigError('DATA_DIR', 'must resolve to an absolute path');

@@ -106,6 +106,41 @@ describe('configuration', () => {
     assert.equal(set.redisTimeoutMs, 250);
   });
 
+  test('Redis: one server by default; Sentinel or Cluster from their addresses, waiting on a replica by default', () => {
+    const single = loadStoreSettings({ REDIS_URL: 'redis://127.0.0.1:6379' });
+    assert.deepEqual(single.redisTopology, { mode: 'single' });
+    assert.equal(single.redisWaitReplicas, 0);
+    const sentinel = loadStoreSettings({
+      REDIS_SENTINELS: 'sentinel-0.redis:26379, 10.0.0.7:26379,[fd00::7]:26380',
+      REDIS_SENTINEL_MASTER: 'devplat',
+    });
+    assert.deepEqual(sentinel.redisTopology, {
+      mode: 'sentinel',
+      sentinels: [
+        { host: 'sentinel-0.redis', port: 26379 },
+        { host: '10.0.0.7', port: 26379 },
+        { host: 'fd00::7', port: 26380 },
+      ],
+      masterName: 'devplat',
+    });
+    assert.equal(sentinel.redisWaitReplicas, 1);
+    assert.equal(sentinel.redisUrl, 'redis://', 'REDIS_URL may be left out: it only carries credentials');
+    const cluster = loadStoreSettings({
+      REDIS_URL: 'rediss://:secret@ignored',
+      REDIS_CLUSTER_NODES: 'redis-0:6379,redis-1:6379',
+      REDIS_WAIT_REPLICAS: '0',
+    });
+    assert.deepEqual(cluster.redisTopology, {
+      mode: 'cluster',
+      nodes: [
+        { host: 'redis-0', port: 6379 },
+        { host: 'redis-1', port: 6379 },
+      ],
+    });
+    assert.equal(cluster.redisWaitReplicas, 0);
+    assert.equal(cluster.redisUrl, 'rediss://:secret@ignored');
+  });
+
   test('a trailing slash on BASE_URL is tolerated', () => {
     assert.equal(
       loadConfig({ BASE_URL: 'http://localhost:9000/developer/v1/' }).baseUrl.href,
@@ -141,6 +176,12 @@ describe('configuration', () => {
     [{ DATABASE_TIMEOUT_MS: '3s' }, 'DATABASE_TIMEOUT_MS', /integer from 50 to 20000/],
     [{ DATABASE_TIMEOUT_MS: '30000' }, 'DATABASE_TIMEOUT_MS', /integer from 50 to 20000/],
     [{ REDIS_TIMEOUT_MS: '0' }, 'REDIS_TIMEOUT_MS', /integer from 50 to 20000/],
+    [{ REDIS_SENTINELS: 'a:26379' }, 'REDIS_SENTINEL_MASTER', /required with REDIS_SENTINELS/],
+    [{ REDIS_SENTINEL_MASTER: 'm' }, 'REDIS_SENTINELS', /required with REDIS_SENTINEL_MASTER/],
+    [{ REDIS_SENTINELS: 'a', REDIS_SENTINEL_MASTER: 'm' }, 'REDIS_SENTINELS', /host:port/],
+    [{ REDIS_CLUSTER_NODES: 'a:6379,b:0' }, 'REDIS_CLUSTER_NODES', /host:port/],
+    [{ REDIS_CLUSTER_NODES: 'a:1', REDIS_SENTINELS: 'b:2' }, 'REDIS_SENTINELS', /two topologies/],
+    [{ REDIS_WAIT_REPLICAS: '-1' }, 'REDIS_WAIT_REPLICAS', /integer from 0 to 10/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /one of/],
     [{ PAIRWISE_SECRET: 'short' }, 'PAIRWISE_SECRET', /32/],
     [{ COOKIE_KEYS: `${'k'.repeat(32)},short` }, 'COOKIE_KEYS', /32/],

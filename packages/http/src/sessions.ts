@@ -3,7 +3,7 @@
 // and an expiry. A one-time notice for the next page ("flash") is kept beside the session, never
 // written into it: a slow request must not revive a session that was ended meanwhile.
 import { createHash } from 'node:crypto';
-import type { KeyValueStore } from '@devplat/kv';
+import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type { Context } from 'koa';
 import type { Cookie } from './cookies.ts';
 import { randomToken } from './tokens.ts';
@@ -42,7 +42,8 @@ export function sessionStore<Data extends object>(
   { keyPrefix, tokenPrefix = '', lifetimeSeconds }: SessionStoreOptions,
 ): SessionStore<Data> {
   const tokenPattern = new RegExp(`^${tokenPrefix}[A-Za-z0-9_-]{43}$`);
-  const key = (token: string) => `${keyPrefix}:${createHash('sha256').update(token).digest('hex')}`;
+  // The token's hash is the hash tag: a session and its notice share a Cluster slot.
+  const key = (token: string) => `${keyPrefix}:${hashTag(createHash('sha256').update(token).digest('hex'))}`;
   const noticeKey = (token: string) => `${key(token)}:notice`;
   return {
     lifetimeSeconds,

@@ -52,7 +52,7 @@ describe('the session store', () => {
     assert.match(session.csrf, /^[A-Za-z0-9_-]{43}$/);
     assert.ok(session.expiresAt >= before + 3600_000 && session.expiresAt <= Date.now() + 3600_000);
     assert.deepEqual(await sessions.find(token), session);
-    assert.equal(written[0], `test-session:${sha256(token)}`);
+    assert.equal(written[0], `test-session:{${sha256(token)}}`);
     assert.ok(!written.some((entry) => entry.includes(token.slice(4))), 'the token itself is never stored');
 
     const other = await sessions.start({ accountId: 'acc_1' });
@@ -79,7 +79,7 @@ describe('the session store', () => {
     const store = memoryStore();
     const sessions = sessionStore<{ playerId: string }>(store, { keyPrefix: 'p', lifetimeSeconds: 60 });
     const { token, session } = await sessions.start({ playerId: 'p1' });
-    await store.put(`p:${sha256(token)}`, JSON.stringify({ ...session, expiresAt: Date.now() - 1 }), 60);
+    await store.put(`p:{${sha256(token)}}`, JSON.stringify({ ...session, expiresAt: Date.now() - 1 }), 60);
     assert.equal(await sessions.find(token), null);
   });
 

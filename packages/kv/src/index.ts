@@ -1,3 +1,10 @@
 export { memoryStore } from './memory.ts';
-export { type RedisStoreOptions, redisClientOf, redisStore } from './redis.ts';
-export type { KeyValueStore } from './store.ts';
+export {
+  CountersNotAdded,
+  type RedisClient,
+  type RedisStoreOptions,
+  redisClientOf,
+  redisStore,
+} from './redis.ts';
+export type { KeyValueStore, WriteOptions } from './store.ts';
+export { hashTag, type RedisAddress, type RedisTopology, singleRedis } from './topology.ts';

@@ -35,6 +35,13 @@ export function memoryStore(): KeyValueStore {
       values.set(key, { value: String(next), expires: entry?.expires ?? Number.POSITIVE_INFINITY });
       return next;
     },
+    addToCounters: async (counts, ttl) => {
+      for (const [key, n] of counts) {
+        const entry = live(key);
+        const next = Number(typeof entry?.value === 'string' ? entry.value : 0) + n;
+        values.set(key, { value: String(next), expires: expiry(ttl) });
+      }
+    },
     getMany: async (keys) =>
       keys.map((key) => {
         const value = live(key)?.value;

@@ -1,24 +1,37 @@
 import { DependencyUnavailableError } from '@devplat/errors';
-import { Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { KeyValueStore } from './store.ts';
+import { type RedisTopology, singleRedis } from './topology.ts';
 
 export interface RedisStoreOptions {
   /** Prepended to every key. */
   prefix?: string;
   /** REDIS_TIMEOUT_MS (packages/config): the bound on a command and on a connection attempt. */
   timeoutMs: number;
+  /** One server (the URL's), a Sentinel-watched primary, or a Cluster. */
+  topology?: RedisTopology;
+  /**
+   * REDIS_WAIT_REPLICAS: how many replicas must have a claim (putIfAbsent with `durable`) before it
+   * counts; 0 takes the primary's word.
+   */
+  waitReplicas?: number;
 }
+
+/** The ioredis client of a store: one connection (single, Sentinel) or a Cluster's. */
+export type RedisClient = Redis | Cluster;
 
 // Kept off the KeyValueStore interface: only a few packages (such as throttle, which runs
 // rate-limiter-flexible on it) need the client itself, and they reach it through redisClientOf.
-const clients = new WeakMap<KeyValueStore, Redis>();
+const clients = new WeakMap<KeyValueStore, RedisClient>();
 
 /**
  * The ioredis client behind a store made by redisStore, with its key prefix, timeouts and failure
  * behaviour; null for any other store. Errors from commands sent on it directly are ioredis errors,
- * not DependencyUnavailableError: the caller maps them.
+ * not DependencyUnavailableError: the caller maps them. Keys sent on it are not rewritten: a key
+ * with a hash tag ({…}) must go through the store.
  */
-export function redisClientOf(store: KeyValueStore): Redis | null {
+export function redisClientOf(store: KeyValueStore): RedisClient | null {
   return clients.get(store) ?? null;
 }
 
@@ -28,23 +41,23 @@ export function redisClientOf(store: KeyValueStore): Redis | null {
  * connection that stops answering heals by itself: with commands outstanding and nothing received
  * for that long it is destroyed and a new one made (`socketTimeout`), so replies lost on the old
  * one cannot keep every later command waiting behind them.
+ *
+ * Keys may carry a hash tag, `{…}`, naming what must share a Cluster slot. In Cluster mode the tag
+ * is sent as written; otherwise its braces are dropped, so one server's keys read as they always
+ * have (a release that adds a tag finds the keys written before it). Multi-key reads and deletes
+ * are split by slot in Cluster mode: no command ever spans two slots.
  */
-export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: RedisStoreOptions): KeyValueStore {
-  const redis = new Redis(url, {
-    keyPrefix: prefix,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    // A command that timed out may have run or not: it has failed its caller (who may retry), so
-    // it is never sent again on the new connection.
-    autoResendUnfulfilledCommands: false,
-    // Reconnect soon after Redis answers again, however long it was away.
-    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
-    lazyConnect: false,
-  });
+export function redisStore(
+  url: string,
+  { prefix = 'devplat:', timeoutMs, topology = singleRedis, waitReplicas = 0 }: RedisStoreOptions,
+): KeyValueStore {
+  const redis = connect(url, prefix, timeoutMs, topology);
   redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
+  const cluster = redis instanceof Cluster;
+  const sent = cluster ? (key: string) => key : (key: string) => key.replace(/[{}]/g, '');
+  const bySlot = (keys: string[]) => groupBySlot(keys, sent, cluster ? prefix : null);
+  // WAIT answers within this, inside the command bound, with however many replicas it saw.
+  const waitMs = Math.max(10, Math.floor(timeoutMs / 2));
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -54,23 +67,63 @@ export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: Redi
   };
   const store: KeyValueStore = {
     put: (key, value, ttl) =>
-      guard(async () => void (ttl ? await redis.set(key, value, 'EX', ttl) : await redis.set(key, value))),
-    putIfAbsent: (key, value, ttl) =>
-      guard(
-        async () => (ttl ? await redis.set(key, value, 'EX', ttl, 'NX') : await redis.set(key, value, 'NX')) === 'OK',
-      ),
-    increment: (key) => guard(() => redis.incr(key)),
-    getMany: (keys) => guard(() => (keys.length ? redis.mget(keys) : Promise.resolve([]))),
-    delete: (keys) => guard(async () => void (keys.length && (await redis.del(keys)))),
+      guard(async () => void (ttl ? await redis.set(sent(key), value, 'EX', ttl) : await redis.set(sent(key), value))),
+    putIfAbsent: (key, value, ttl, { durable = false } = {}) =>
+      guard(async () => {
+        if (!durable || waitReplicas === 0) {
+          const set = ttl
+            ? await redis.set(sent(key), value, 'EX', ttl, 'NX')
+            : await redis.set(sent(key), value, 'NX');
+          return set === 'OK';
+        }
+        return claimOnReplicas(redis, sent(key), value, ttl, waitReplicas, waitMs);
+      }),
+    increment: (key, { durable = false } = {}) =>
+      guard(async () => {
+        if (!durable || waitReplicas === 0) return redis.incr(sent(key));
+        const [count] = await onReplicas(redis.pipeline().incr(sent(key)), waitReplicas, waitMs);
+        return Number(count);
+      }),
+    addToCounters: (counts, ttl) =>
+      guard(async () => {
+        // One MULTI per slot (one in all off Cluster): a slot's counts are applied whole or not at all.
+        const failed = new Map<string, number>();
+        await Promise.all(
+          [...bySlot([...counts.keys()]).values()].map(async (keys) => {
+            const multi = redis.multi();
+            for (const [key, original] of keys) multi.incrby(key, counts.get(original) ?? 0).expire(key, ttl);
+            try {
+              await execOrThrow(multi);
+            } catch {
+              for (const [, original] of keys) failed.set(original, counts.get(original) ?? 0);
+            }
+          }),
+        );
+        if (failed.size) throw new CountersNotAdded(failed);
+      }),
+    getMany: (keys) =>
+      guard(async () => {
+        if (keys.length === 0) return [];
+        const found = new Map<string, string | null>();
+        await Promise.all(
+          [...bySlot(keys).values()].map(async (group) => {
+            const values = await redis.mget(group.map(([key]) => key));
+            for (const [at, [, original]] of group.entries()) found.set(original, values[at] ?? null);
+          }),
+        );
+        return keys.map((key) => found.get(key) ?? null);
+      }),
+    delete: (keys) =>
+      guard(async () => {
+        await Promise.all([...bySlot(keys).values()].map((group) => redis.del(group.map(([key]) => key))));
+      }),
     addToSet: (key, member, ttl) =>
       guard(async () => {
-        const multi = redis.multi().sadd(key, member);
-        if (ttl) multi.expire(key, ttl, 'GT').expire(key, ttl, 'NX');
-        const results = await multi.exec();
-        const failed = results?.find(([error]) => error);
-        if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
+        const multi = redis.multi().sadd(sent(key), member);
+        if (ttl) multi.expire(sent(key), ttl, 'GT').expire(sent(key), ttl, 'NX');
+        await execOrThrow(multi);
       }),
-    members: (key) => guard(() => redis.smembers(key)),
+    members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {
       if (redis.status === 'ready') return;
@@ -90,4 +143,146 @@ export function redisStore(url: string, { prefix = 'devplat:', timeoutMs }: Redi
   };
   clients.set(store, redis);
   return store;
+}
+
+/** Counts a store could not add (its store error's cause): keep them for the next try. */
+export class CountersNotAdded extends Error {
+  readonly counts: Map<string, number>;
+  constructor(counts: Map<string, number>) {
+    super(`${counts.size} counter(s) not added`);
+    this.counts = counts;
+  }
+}
+
+/**
+ * SET NX, acknowledged by the replicas. A claim fewer replicas acknowledged could be lost by a
+ * failover, so it is taken back (best effort) and the call fails: the caller answers 503 and the
+ * client's retry may claim again.
+ */
+async function claimOnReplicas(
+  redis: RedisClient,
+  key: string,
+  value: string,
+  ttl: number | undefined,
+  replicas: number,
+  waitMs: number,
+): Promise<boolean> {
+  const pipeline = redis.pipeline();
+  if (ttl) pipeline.set(key, value, 'EX', ttl, 'NX');
+  else pipeline.set(key, value, 'NX');
+  try {
+    const [claimed] = await onReplicas(pipeline, replicas, waitMs);
+    return claimed === 'OK';
+  } catch (error) {
+    if (error instanceof NotReplicated && error.replies[0] === 'OK') await redis.del(key).catch(() => {});
+    throw error;
+  }
+}
+
+/** A write the replicas did not acknowledge in time (it reached the primary: its replies). */
+class NotReplicated extends Error {
+  readonly replies: unknown[];
+  constructor(replies: unknown[], acknowledged: number, replicas: number, waitMs: number) {
+    super(`the write reached ${acknowledged} of ${replicas} replica(s) in ${waitMs} ms`);
+    this.replies = replies;
+  }
+}
+
+/**
+ * Runs the pipeline's writes, then WAIT on the same connection, in one round trip: WAIT answers
+ * once the replicas have every write sent before it on this connection. The writes' replies, or
+ * NotReplicated.
+ */
+async function onReplicas(pipeline: ReturnType<RedisClient['pipeline']>, replicas: number, waitMs: number) {
+  const results = (await pipeline.wait(replicas, waitMs).exec()) ?? [];
+  const acknowledged = results.pop();
+  const failed = results.find(([error]) => error);
+  if (results.length === 0 || failed) throw failed?.[0] ?? new Error('pipeline discarded');
+  const replies = results.map(([, reply]) => reply);
+  const count = acknowledged && !acknowledged[0] ? Number(acknowledged[1]) : 0;
+  if (count < replicas) throw new NotReplicated(replies, count, replicas, waitMs);
+  return replies;
+}
+
+async function execOrThrow(multi: ReturnType<RedisClient['multi']>): Promise<void> {
+  const results = await multi.exec();
+  const failed = results?.find(([error]) => error);
+  if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');
+}
+
+/**
+ * Each distinct key, as sent and as given, grouped by the Cluster slot of its prefixed form; all in
+ * one group off Cluster (clusterPrefix null).
+ */
+function groupBySlot(
+  keys: string[],
+  sent: (key: string) => string,
+  clusterPrefix: string | null,
+): Map<number, [string, string][]> {
+  const groups = new Map<number, [string, string][]>();
+  for (const key of new Set(keys)) {
+    const slot = clusterPrefix === null ? 0 : calculateSlot(clusterPrefix + sent(key));
+    const group = groups.get(slot) ?? [];
+    group.push([sent(key), key]);
+    groups.set(slot, group);
+  }
+  return groups;
+}
+
+function connect(url: string, prefix: string, timeoutMs: number, topology: RedisTopology): RedisClient {
+  const perConnection = {
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    // A command that timed out may have run or not: it has failed its caller (who may retry), so
+    // it is never sent again on the new connection.
+    autoResendUnfulfilledCommands: false,
+    lazyConnect: false,
+  } satisfies ClusterOptions['redisOptions'];
+  const failFast = { ...perConnection, enableOfflineQueue: false } satisfies RedisOptions;
+  // Reconnect soon after Redis answers again, however long it was away.
+  const retry = (attempt: number) => Math.min(attempt * 50, 1_000);
+  if (topology.mode === 'single') {
+    return new Redis(url, { ...failFast, keyPrefix: prefix, retryStrategy: retry });
+  }
+  const access = accessOf(url);
+  if (topology.mode === 'sentinel') {
+    return new Redis({
+      ...failFast,
+      ...access,
+      keyPrefix: prefix,
+      retryStrategy: retry,
+      sentinels: topology.sentinels,
+      name: topology.masterName,
+      sentinelPassword: access.password,
+      sentinelCommandTimeout: timeoutMs,
+      sentinelRetryStrategy: retry,
+      enableTLSForSentinelMode: access.tls !== undefined,
+      // No failoverDetector: its +switch-master handler can disconnect a reconnect in progress and
+      // leave the client ended for good (ioredis #1683, seen here about one failover in six).
+      // A dead primary is noticed by the next command, a hung one by socketTimeout.
+    });
+  }
+  const { db: _db, ...nodeAccess } = access; // a Cluster has one database
+  const options: ClusterOptions = {
+    keyPrefix: prefix,
+    enableOfflineQueue: false,
+    clusterRetryStrategy: retry,
+    slotsRefreshTimeout: timeoutMs,
+    redisOptions: { ...perConnection, ...nodeAccess },
+  };
+  return new Cluster(topology.nodes, options);
+}
+
+/** What of REDIS_URL a Sentinel or Cluster connection uses: its credentials, TLS and database. */
+function accessOf(url: string): Pick<RedisOptions, 'username' | 'password' | 'db' | 'tls'> {
+  const parsed = new URL(url);
+  const db = Number(parsed.pathname.slice(1));
+  return {
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
 }

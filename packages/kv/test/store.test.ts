@@ -50,11 +50,73 @@ for (const [name, open] of stores) {
       assert.deepEqual(await store.members('nothing'), []);
     });
 
+    test('counters add whole batches, each key kept for the time given', async () => {
+      await store.addToCounters(
+        new Map([
+          ['n:{a}:1', 2],
+          ['n:{b}:1', 5],
+        ]),
+        60,
+      );
+      await store.addToCounters(new Map([['n:{a}:1', 3]]), 60);
+      assert.deepEqual(await store.getMany(['n:{a}:1', 'n:{b}:1', 'n:{c}:1']), ['5', '5', null]);
+    });
+
+    test('a key asked for twice is answered at each place', async () => {
+      await store.put('twice', 'v');
+      assert.deepEqual(await store.getMany(['twice', 'none', 'twice']), ['v', null, 'v']);
+    });
+
     test('ping answers while the store does', async () => {
       await store.ping();
     });
   });
 }
+
+describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis (REDIS_URL)' }, () => {
+  const prefix = `test:${randomUUID()}:`;
+
+  test("reads a tagged key as the untagged one: a hash tag's braces are not sent", async () => {
+    const store = redisStore(redisUrl as string, { prefix, timeoutMs: 2_000 });
+    await store.ready();
+    try {
+      await store.put('family:{g1}:record', 'r');
+      const client = redisClientOf(store);
+      assert.equal(await client?.get('family:g1:record'), 'r');
+      await store.delete(['family:{g1}:record']);
+      assert.equal(await client?.exists('family:g1:record'), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a durable claim no replica acknowledged fails within the bound and is taken back', async () => {
+    const store = redisStore(redisUrl as string, { prefix, timeoutMs: 400, waitReplicas: 1 });
+    await store.ready();
+    try {
+      const started = Date.now();
+      await assert.rejects(store.putIfAbsent('used:{c1}', '1', 60, { durable: true }), DependencyUnavailableError);
+      assert.ok(Date.now() - started < 400, `answered in ${Date.now() - started} ms`);
+      assert.deepEqual(await store.getMany(['used:{c1}']), [null], 'a retry may claim again');
+      assert.equal(await store.putIfAbsent('plain:{c1}', '1', 60), true, 'a claim that is not durable does not wait');
+      await assert.rejects(store.increment('version:{a1}', { durable: true }), DependencyUnavailableError);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('without REDIS_WAIT_REPLICAS a durable claim is an ordinary one', async () => {
+    const store = redisStore(redisUrl as string, { prefix, timeoutMs: 2_000 });
+    await store.ready();
+    try {
+      assert.equal(await store.putIfAbsent('used:{c2}', '1', 60, { durable: true }), true);
+      assert.equal(await store.putIfAbsent('used:{c2}', '2', 60, { durable: true }), false);
+      assert.equal(await store.increment('version:{a2}', { durable: true }), 1);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('redisClientOf', () => {
   test('gives the client of a Redis store, with its key prefix, and null for any other store', async () => {
@@ -152,6 +214,7 @@ describe('a Redis that stops answering', { skip: redisUrl ? false : 'needs a rea
     const prefix = `test:${randomUUID()}:`;
     const store = redisStore(proxy.proxied(redisUrl as string), { prefix, timeoutMs: bound });
     const direct = redisStore(redisUrl as string, { prefix, timeoutMs: 2_000 });
+    await store.ready();
     try {
       await store.ready();
       await proxy.stall();

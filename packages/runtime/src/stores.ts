@@ -1,7 +1,7 @@
 // What every process opens besides its listeners: its tracing, its database and its store, with
 // what /readyz asks of each (its answer also kept in devplat_dependency_up), what /metrics reads of
 // their pools, and how the drain closes them.
-import type { Config } from '@devplat/config';
+import type { Config, StoreSettings } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { registryIsEmpty, seedRegistry } from '@devplat/domain/registry';
 import { type Closer, type ReadinessCheck, readinessTimeoutMs } from '@devplat/http';
@@ -45,13 +45,21 @@ export async function openProcessStore(
   metrics: Metrics,
   tracing: Tracing = noopTracing,
 ): Promise<Watched & { store: KeyValueStore }> {
-  const store = config.redisUrl
-    ? redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs })
-    : memoryStore();
+  const store = config.redisUrl ? openRedisStore(config, config.redisUrl) : memoryStore();
   const redis = redisClientOf(store);
   if (redis) tracing.redis(redis);
   await store.ready();
   return { store, ...watchStore(store, metrics) };
+}
+
+/** The store on REDIS_URL's Redis, reached as REDIS_SENTINELS or REDIS_CLUSTER_NODES say. */
+export function openRedisStore(settings: StoreSettings, url: string): KeyValueStore {
+  return redisStore(url, {
+    prefix: settings.redisKeyPrefix,
+    timeoutMs: settings.redisTimeoutMs,
+    topology: settings.redisTopology,
+    waitReplicas: settings.redisWaitReplicas,
+  });
 }
 
 /** `owned`: the drain closes it (false for a database a test lends the process). */
@@ -104,7 +112,7 @@ function recorded(check: ReadinessCheck, dependency: Dependency, metrics: Metric
   };
 }
 
-/** Redis is one connection: open or not, and the commands waiting on it. */
+/** Redis is one connection: open or not, and the commands waiting on it (a Cluster's: open or not). */
 function redisReading(store: KeyValueStore): PoolReading[] {
   const redis = redisClientOf(store);
   if (!redis) return [];

@@ -4,7 +4,7 @@
 // Only commands sent inside a traced operation get one (see recordedParent).
 import { SpanKind } from '@opentelemetry/api';
 import { ATTR_DB_OPERATION_NAME, ATTR_DB_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { errorType, sanitize } from './attributes.ts';
 import { type Core, markFailed, recordedParent } from './core.ts';
 import { targetAttributes } from './database.ts';
@@ -14,9 +14,10 @@ const redisSystem = 'redis';
 
 type Command = Parameters<Redis['sendCommand']>[0];
 
-export function traceRedis(core: Core, client: Redis): void {
-  const send = client.sendCommand.bind(client);
-  const { host, port, db } = client.options;
+export function traceRedis(core: Core, client: Redis | Cluster): void {
+  const send = client.sendCommand.bind(client) as Redis['sendCommand'];
+  // A Cluster's commands go to many nodes: its spans name none.
+  const { host, port, db } = 'host' in client.options ? client.options : ({} as Partial<Redis['options']>);
   const target = targetAttributes({
     address: host,
     port,

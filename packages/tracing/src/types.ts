@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Context, Middleware } from 'koa';
 import type { Attributes, AttributeValue } from './attributes.ts';
 
@@ -50,7 +50,7 @@ export interface Tracing {
    */
   prismaAdapter<A extends object>(factory: A, target?: ServerTarget): A;
   /** Gives each command of this ioredis client a span inside a traced operation: the command's name only. */
-  redis(client: Redis): void;
+  redis(client: Redis | Cluster): void;
   /** The trace id of the current span, if any. */
   traceId(): string | undefined;
   /** Exports what is left and stops; within about two seconds, whatever the collector does. */

@@ -7,7 +7,8 @@
 import { type AppDirectory, appDirectory, type TokenUsage, tokenUsage } from '@devplat/apps';
 import { ConfigError, loadConfig, loadStoreSettings, type StoreSettings } from '@devplat/config';
 import { openDatabase, type PrismaClient, schemaVersionProblem } from '@devplat/db';
-import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
+import { type KeyValueStore, memoryStore } from '@devplat/kv';
+import { openRedisStore } from '@devplat/runtime';
 import { AdminError, exitCodes, type Io } from './command.ts';
 
 /** The settings a command that touches data needs; ConfigError (exit 78) when one is missing or bad. */
@@ -70,7 +71,7 @@ export async function withDirectory<T>(
 ): Promise<T> {
   let store: KeyValueStore;
   if (config.redisUrl) {
-    store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
+    store = openRedisStore(config, config.redisUrl);
     await store.ready();
   } else {
     io.note(
@@ -92,7 +93,7 @@ export async function withDirectory<T>(
  */
 export async function withUsage<T>(config: StoreSettings, work: (usage: TokenUsage | null) => Promise<T>): Promise<T> {
   if (!config.redisUrl) return work(null);
-  const store = redisStore(config.redisUrl, { prefix: config.redisKeyPrefix, timeoutMs: config.redisTimeoutMs });
+  const store = openRedisStore(config, config.redisUrl);
   await store.ready();
   try {
     return await work(tokenUsage(store));

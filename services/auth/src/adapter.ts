@@ -8,7 +8,7 @@
 // grant in place, so the client's retry finds its token again and finishes the job; the other order
 // would leave an active consent whose tokens the retry can no longer find.
 import { limits } from '@devplat/contract';
-import type { KeyValueStore } from '@devplat/kv';
+import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 
 export type Payload = Record<string, unknown> & {
@@ -27,13 +27,16 @@ export interface AdapterHooks {
   grantRevoked(grantId: string): Promise<void>;
 }
 
-const entryKey = (model: string, id: string) => `oidc:${model}:${id}`;
+// Each entry's id is its key's hash tag: an entry and its consumed marker share a Cluster slot.
+const entryKey = (model: string, id: string) => `oidc:${model}:${hashTag(id)}`;
+// An id with braces was never issued (the provider's are base64url): it must not name another's tag.
+const issuable = (id: string) => !/[{}]/.test(id);
 // How long a code, and the consumed marker of a code or refresh token, is kept: as long as a grant
 // can live (its ttl is the refresh token's) and a day more, so the marker outlasts everything it
 // guards and a replay is recognised for as long as there is a grant left to revoke.
 const codeMemorySeconds = limits.refreshTokenSeconds + 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
-const grantKey = (grantId: string) => `oidc:grant:${grantId}`;
+const grantKey = (grantId: string) => `oidc:grant:${hashTag(grantId)}`;
 
 /** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
 export interface StoreFamilies {
@@ -90,6 +93,7 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
     }
 
     async find(id: string): Promise<Payload | undefined> {
+      if (!issuable(id)) return undefined;
       const key = entryKey(this.model, id);
       const [value, consumed] = await store.getMany([key, consumedKey(key)]);
       if (!value) return undefined;
@@ -102,11 +106,13 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
     }
 
     async findByUid(uid: string) {
+      if (!issuable(uid)) return undefined;
       const [id] = await store.getMany([entryKey(`${this.model}:uid`, uid)]);
       return id ? this.find(id) : undefined;
     }
 
     async findByUserCode(userCode: string) {
+      if (!issuable(userCode)) return undefined;
       const [id] = await store.getMany([entryKey(`${this.model}:userCode`, userCode)]);
       return id ? this.find(id) : undefined;
     }
@@ -114,7 +120,8 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
     async consume(id: string): Promise<void> {
       const key = entryKey(this.model, id);
       const now = Math.floor(Date.now() / 1000);
-      if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds)) return;
+      // Durable: a failover must not lose the mark and let the code be redeemed again.
+      if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds, { durable: true })) return;
       // Another request consumed it between the provider's check and now: treat as a replay.
       const payload = await this.find(id);
       if (payload?.grantId) await families.revoke(payload.grantId);

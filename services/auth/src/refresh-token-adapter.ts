@@ -5,7 +5,7 @@
 // the store keeping any rotated token. Before, every rotation left its token (about 0.6 KB) and a
 // consumed marker for 30 days (measured: docs/oauth.md, Storage).
 import { randomBytes } from 'node:crypto';
-import type { KeyValueStore } from '@devplat/kv';
+import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import type { Payload, StoreFamilies } from './adapter.ts';
 
@@ -19,10 +19,12 @@ function parse(id: string): { grantId: string; rotation: number } | null {
   return match ? { grantId: match[1] as string, rotation: Number(match[2]) } : null;
 }
 
-const familyKey = (grantId: string) => `oidc:RefreshToken:${grantId}`;
+// The grant id is the hash tag of the family's record and of its tokens' consumed markers: one slot.
+const familyKey = (grantId: string) => `oidc:RefreshToken:${hashTag(grantId)}`;
 // A consumed marker only has to outlive the requests that loaded the token before it rotated:
 // afterwards the family's record itself says the token is an earlier one.
-const consumedKey = (id: string) => `oidc:RefreshToken:${id}:consumed`;
+const consumedKey = (id: string, grantId: string) =>
+  `oidc:RefreshToken:${hashTag(grantId)}${id.slice(grantId.length)}:consumed`;
 const consumedSeconds = 10 * 60;
 
 interface FamilyRecord {
@@ -43,7 +45,7 @@ export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilie
     async find(id: string): Promise<Payload | undefined> {
       const token = parse(id);
       if (!token) return undefined;
-      const [record, consumed] = await store.getMany([familyKey(token.grantId), consumedKey(id)]);
+      const [record, consumed] = await store.getMany([familyKey(token.grantId), consumedKey(id, token.grantId)]);
       if (!record) return undefined;
       const current = JSON.parse(record) as FamilyRecord;
       if (current.id === id) return consumed ? { ...current.payload, consumed: Number(consumed) } : current.payload;
@@ -54,11 +56,14 @@ export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilie
     },
 
     async consume(id: string): Promise<void> {
-      const now = String(Math.floor(Date.now() / 1000));
-      if (await store.putIfAbsent(consumedKey(id), now, consumedSeconds)) return;
-      // Another request consumed it between the provider's check and now: treat as a replay.
       const token = parse(id);
-      if (token) await families.revoke(token.grantId);
+      if (!token) throw new errors.InvalidGrant('refresh token not found');
+      const now = String(Math.floor(Date.now() / 1000));
+      // Durable: a failover must not lose the mark and let the token be used again.
+      const claimed = await store.putIfAbsent(consumedKey(id, token.grantId), now, consumedSeconds, { durable: true });
+      if (claimed) return;
+      // Another request consumed it between the provider's check and now: treat as a replay.
+      await families.revoke(token.grantId);
       throw new errors.InvalidGrant('refresh token already consumed');
     },
 

@@ -29,8 +29,8 @@ describe('refresh tokens, one record per family', () => {
     for (let rotation = 1; rotation <= 100; rotation++) current = await rotate(tokens, 'g1', current, rotation);
 
     assert.deepEqual(
-      await store.members('oidc:grant:g1'),
-      ['oidc:RefreshToken:g1'],
+      await store.members('oidc:grant:{g1}'),
+      ['oidc:RefreshToken:{g1}'],
       'one record filed under the grant',
     );
     assert.equal((await tokens.find(current))?.jti, current);
@@ -60,6 +60,6 @@ describe('refresh tokens, one record per family', () => {
     await tokens.destroy(token);
     assert.deepEqual(revoked, ['g4']);
     assert.equal(await tokens.find(token), undefined);
-    assert.deepEqual(await store.members('oidc:grant:g4'), []);
+    assert.deepEqual(await store.members('oidc:grant:{g4}'), []);
   });
 });

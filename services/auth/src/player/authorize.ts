@@ -9,7 +9,7 @@ import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contra
 import type { PrismaClient } from '@devplat/db';
 import { onReservedHost } from '@devplat/domain/apps';
 import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
-import type { KeyValueStore } from '@devplat/kv';
+import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
 
 export interface AuthorizationRequest {
@@ -37,7 +37,8 @@ export type Validation =
   | { outcome: 'consent'; request: AuthorizationRequest; app: UsableApp };
 
 const screenSeconds = 10 * 60;
-const requestKey = (id: string) => `authz-request:${id}`;
+// The request's id is the hash tag: the request and its answered mark share a Cluster slot.
+const requestKey = (id: string) => `authz-request:${hashTag(id)}`;
 
 /** The registered redirect URI with the answer's parameters and the issuer (RFC 9207). */
 export function answerUrl(redirectUri: string, issuer: string, params: Record<string, string | undefined>): string {

@@ -1,0 +1,118 @@
+// The store on a real Redis Cluster (3 masters, 3 replicas) and a real Sentinel group, on loopback:
+// no command spans two slots, tagged keys share one, and a durable claim counts only once a
+// replica has it.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { DependencyUnavailableError } from '@devplat/errors';
+import {
+  needsRedisBinaries,
+  type RedisCluster,
+  type RedisSentinel,
+  redisCli,
+  startRedisCluster,
+  startRedisSentinel,
+} from '@devplat/test/redis-topologies';
+import calculateSlot from 'cluster-key-slot';
+import { type KeyValueStore, type RedisAddress, redisStore } from '../src/index.ts';
+
+const addresses = (list: string): RedisAddress[] =>
+  list.split(',').map((item) => {
+    const [host, port] = item.split(':');
+    return { host: host as string, port: Number(port) };
+  });
+
+describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
+  let cluster: RedisCluster;
+  let store: KeyValueStore;
+  const prefix = `test:${randomUUID()}:`;
+  before(async () => {
+    cluster = await startRedisCluster();
+    store = redisStore('redis://', {
+      prefix,
+      timeoutMs: 2_000,
+      topology: { mode: 'cluster', nodes: addresses(cluster.nodes) },
+      waitReplicas: 1,
+    });
+    await store.ready();
+  });
+  after(async () => {
+    await store?.close();
+    await cluster?.stop();
+  });
+
+  // Keys whose slots differ, so that a command over all of them would be refused (CROSSSLOT).
+  const spread = Array.from({ length: 12 }, (_, index) => `k:{${index}}`);
+
+  test('reads, deletes and counts over keys of many slots, a command per slot', async () => {
+    assert.ok(new Set(spread.map((key) => calculateSlot(prefix + key))).size > 1, 'the keys fall in several slots');
+    for (const [index, key] of spread.entries()) await store.put(key, String(index), 60);
+    assert.deepEqual(await store.getMany([...spread, 'k:{none}']), [...spread.map((_, index) => String(index)), null]);
+    await store.addToCounters(new Map(spread.map((key) => [`n:${key}`, 2])), 60);
+    assert.deepEqual(
+      await store.getMany(spread.map((key) => `n:${key}`)),
+      spread.map(() => '2'),
+    );
+    await store.delete(spread);
+    assert.deepEqual(
+      await store.getMany(spread),
+      spread.map(() => null),
+    );
+  });
+
+  test('keys of one hash tag land in one slot, and the keys spread over every master', async () => {
+    await store.put('oidc:AuthorizationCode:{c1}', 'code', 60);
+    assert.equal(await store.putIfAbsent('oidc:AuthorizationCode:{c1}:consumed', '1', 60, { durable: true }), true);
+    assert.equal(
+      calculateSlot(`${prefix}oidc:AuthorizationCode:{c1}`),
+      calculateSlot(`${prefix}oidc:AuthorizationCode:{c1}:consumed`),
+    );
+    for (const key of spread) await store.put(key, 'x', 60);
+    const sizes = await Promise.all(
+      (await cluster.masters()).map(async (port) => Number(await redisCli(port, 'DBSIZE'))),
+    );
+    assert.ok(
+      sizes.every((size) => size > 0),
+      `keys on every master: ${sizes.join(', ')}`,
+    );
+  });
+
+  test('a durable claim is acknowledged by a replica; of 50 concurrent claims one wins', async () => {
+    const claims = await Promise.all(
+      Array.from({ length: 50 }, () => store.putIfAbsent('used:{c2}', '1', 60, { durable: true })),
+    );
+    assert.equal(claims.filter(Boolean).length, 1);
+    assert.equal(await store.increment('app-version:{a1}', { durable: true }), 1);
+  });
+});
+
+describe('the store on a Sentinel-watched primary', { skip: needsRedisBinaries }, () => {
+  let sentinel: RedisSentinel;
+  let store: KeyValueStore;
+  before(async () => {
+    sentinel = await startRedisSentinel();
+    store = redisStore('redis://', {
+      prefix: `test:${randomUUID()}:`,
+      timeoutMs: 1_000,
+      topology: { mode: 'sentinel', sentinels: addresses(sentinel.sentinels), masterName: sentinel.masterName },
+      waitReplicas: 1,
+    });
+    await store.ready();
+  });
+  after(async () => {
+    await store?.close();
+    await sentinel?.stop();
+  });
+
+  test('a durable claim waits for the replica: with the replica cut off it fails and is taken back', async () => {
+    assert.equal(await store.putIfAbsent('used:{c1}', '1', 60, { durable: true }), true);
+    const resume = await sentinel.freezeReplicas();
+    try {
+      await assert.rejects(store.putIfAbsent('used:{c2}', '1', 60, { durable: true }), DependencyUnavailableError);
+      assert.deepEqual(await store.getMany(['used:{c2}']), [null], 'the unacknowledged claim is taken back');
+    } finally {
+      await resume();
+    }
+    assert.equal(await store.putIfAbsent('used:{c2}', '1', 60, { durable: true }), true, 'and may be claimed again');
+  });
+});
