@@ -71,10 +71,16 @@ export async function page<T extends Position>(
   return { items, nextCursor: rows.length > size && last ? encodeCursor(listing, last) : null };
 }
 
-/** The Prisma condition for rows after a position: older ones newest first, newer ones oldest first. */
+/**
+ * The Prisma condition for rows after a position: older ones newest first, newer ones oldest first.
+ * The created_at bound is redundant with the OR but is the one an index can start its range at, so
+ * page n reads one page, not n.
+ */
 export function beyond({ createdAt, id }: Position, order: Order) {
-  if (order === 'newest') return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
-  return { OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
+  if (order === 'newest') {
+    return { createdAt: { lte: createdAt }, OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+  }
+  return { createdAt: { gte: createdAt }, OR: [{ createdAt: { gt: createdAt } }, { createdAt, id: { gt: id } }] };
 }
 
 /** The Prisma order of a listing: by created_at, then id. */

@@ -304,6 +304,68 @@ describe('paging', () => {
   });
 });
 
+describe('several actors', () => {
+  const operator = someone();
+  const accountId = randomUUID();
+  const start = Date.parse('2023-07-01T00:00:00Z');
+  const actors = [
+    { type: 'operator' as const, id: operator },
+    { type: 'account' as const, id: accountId },
+  ];
+
+  before(async () => {
+    // Both actors' records interleaved, three a millisecond, some milliseconds shared by both.
+    await insert(
+      Array.from({ length: 61 }, (_, n) => ({
+        ...(n % 3 === 1 ? { actorType: 'account', actorId: accountId } : { actorId: operator }),
+        details: { n },
+        createdAt: new Date(start + Math.floor(n / 3)),
+      })),
+    );
+  });
+
+  /** The records of either actor, as one statement orders them. */
+  const expected = (order: 'asc' | 'desc') =>
+    database.prisma.auditRecord.findMany({
+      where: { OR: actors.map(({ type, id }) => ({ actorType: type, actorId: id })) },
+      orderBy: [{ createdAt: order }, { id: order }],
+    });
+
+  test('each page is the merge of their records, newest first, the cursors going on where it ended', async () => {
+    const all = (await expected('desc')).map((record) => record.id);
+    assert.equal(all.length, 61);
+    for (const limit of [1, 7, 20, 61, 200]) {
+      const pages = await allPages({ actors, limit });
+      assert.deepEqual(
+        pages.flat().map((record) => record.id),
+        all,
+        `limit ${limit}`,
+      );
+      assert.ok(pages.slice(0, -1).every((page) => page.length === limit));
+    }
+    // An actor named twice is still one actor's records, once.
+    const twice = await allPages({ actors: [...actors, actors[0] as (typeof actors)[0]], limit: 9 });
+    assert.deepEqual(
+      twice.flat().map((record) => record.id),
+      all,
+    );
+  });
+
+  test('an export of several actors is their records oldest first, in batches', async () => {
+    const all = (await expected('asc')).map((record) => record.id);
+    const batches: string[][] = [];
+    for await (const batch of exportAudit(
+      database.prisma,
+      { actors, since: '2023-07-01T00:00:00Z', until: '2023-07-02T00:00:00Z' },
+      { batchSize: 8 },
+    )) {
+      batches.push(batch.map((record) => record.id));
+    }
+    assert.deepEqual(batches.flat(), all);
+    assert.ok(batches.slice(0, -1).every((batch) => batch.length === 8));
+  });
+});
+
 describe('export as JSON Lines', () => {
   const operator = someone();
   const since = '2022-01-01T00:00:00Z';

@@ -20,7 +20,6 @@ export {
 export { pairwiseSubject } from './pairwise.ts';
 export {
   activeConsentCount,
-  activeConsentIdOfGrant,
   activeConsentIdsOfGrants,
   activeConsentsOfPlayer,
   activeConsentsWithApp,

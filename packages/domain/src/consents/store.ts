@@ -56,7 +56,6 @@ export async function markEnded(
 export const findConsent = (db: Db, consentId: string) =>
   db.consent.findUnique({ where: { id: consentId }, include: { app: { select: { clientId: true } } } });
 
-/** The id of the active consent behind a grant; null when it has ended. */
 const activeConsentsOfGrantsStatement = `
   SELECT t.i, c.id::text AS id
   FROM unnest($1::text[]) WITH ORDINALITY AS t(grant_id, i)
@@ -70,11 +69,6 @@ export async function activeConsentIdsOfGrants(query: Query, grantIds: string[])
   const rows = await query<{ i: string; id: string | null }>(activeConsentsOfGrantsStatement, [grantIds]);
   const byIndex = new Map(rows.map((row) => [Number(row.i), row.id]));
   return grantIds.map((_, index) => byIndex.get(index + 1) ?? null);
-}
-
-export async function activeConsentIdOfGrant(db: Db, grantId: string): Promise<string | null> {
-  const consent = await db.consent.findFirst({ where: { grantId, status: 'active' }, select: { id: true } });
-  return consent?.id ?? null;
 }
 
 /** A player's active consents, oldest first, with what the connected-apps page shows of each app. */
@@ -142,7 +136,13 @@ export const consentsNewestFirst = (
       AND: [
         { ...(appId && { appId }), ...(playerId && { playerId }), ...(status && { status }) },
         ...(after
-          ? [{ OR: [{ grantedAt: { lt: after.grantedAt } }, { grantedAt: after.grantedAt, id: { lt: after.id } }] }]
+          ? [
+              {
+                // grantedAt <= t is redundant with the OR, but bounds the index range: page n reads one page.
+                grantedAt: { lte: after.grantedAt },
+                OR: [{ grantedAt: { lt: after.grantedAt } }, { grantedAt: after.grantedAt, id: { lt: after.id } }],
+              },
+            ]
           : []),
       ],
     },
