@@ -119,6 +119,8 @@ const tasks = {
   'bench:refresh': ['node', 'bench/run.ts', 'refresh'],
   'bench:code': ['node', 'bench/run.ts', 'code'],
   'bench:topology': ['node', 'bench/run.ts', 'topology'],
+  'bench:lists': ['node', 'bench/lists.ts'],
+  'seed:scale': ['node', 'bench/seed-scale.ts'],
   topology: ['node', 'infra/topology/src/main.ts'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],
 };
