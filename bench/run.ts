@@ -11,6 +11,7 @@
 //                                                                     token) vs a bare app with the same requests
 //   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
 // BENCH_REDIS=cluster or sentinel runs the servers on such a Redis, started on loopback (bench/redis.ts).
+// BENCH_DATABASE_URL runs the platform on that database (a seeded one: npm run seed:scale), kept.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';

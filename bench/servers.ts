@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateSigningKey, loadConfig } from '@devplat/config';
+import { openDatabase } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
 import { listen, readForm } from '@devplat/http';
@@ -57,7 +58,8 @@ const tokenForm = 'grant_type=client_credentials';
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
 // The whole platform on a fresh database of its own (on DATABASE_URL's server, or an in-memory
-// PGlite), dropped on exit, with a developer account in it.
+// PGlite), dropped on exit, with a developer account in it; or, with BENCH_DATABASE_URL, on that
+// database (one npm run seed:scale filled), kept.
 async function benchPlatform() {
   const config = loadConfig({
     ...process.env,
@@ -70,7 +72,7 @@ async function benchPlatform() {
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
   });
-  const database = await createTestDatabase({ seed: true });
+  const database = await benchDatabase();
   const running = await startPlatform(config, { database });
   process.once('SIGTERM', async () => {
     await running.close();
@@ -82,6 +84,13 @@ async function benchPlatform() {
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
   return { running, config, prisma, account, base, backend };
+}
+
+async function benchDatabase() {
+  const url = process.env.BENCH_DATABASE_URL?.trim();
+  if (!url) return createTestDatabase({ seed: true });
+  const database = await openDatabase({ databaseUrl: url, pgliteDir: null, poolSize: 4 });
+  return { ...database, url, drop: () => database.close() };
 }
 
 /** The developer account every benchmark's app belongs to. */
