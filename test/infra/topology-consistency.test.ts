@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { allowOverHttp, PlayerAgent } from '@devplat/test/connected-apps';
 import { assertProblem, call } from '@devplat/test/http';
-import { authorizationRequest, basicAuth, discover, insecure } from '@devplat/test/oauth';
+import { authorizationRequest, basicAuth, discover, insecure, tokenRequest } from '@devplat/test/oauth';
 import { consentOverHttp } from '@devplat/test/players';
 import { repoRoot } from '@devplat/test/process';
 import { consoleSetup, needsStores, replicaBase, startTestTopology, type TestTopology } from '@devplat/test/topology';
@@ -211,7 +211,7 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
     const code = back.searchParams.get('code') as string;
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        tokenAt(authBases()[index % 2] as string, app, {
+        tokenRequest(authBases()[index % 2] as string, app, {
           grant_type: 'authorization_code',
           code,
           redirect_uri: redirectUri,
@@ -233,7 +233,7 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
     const tokens = await allowOverHttp(topology.base, app, players[0] as never);
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        tokenAt(authBases()[index % 2] as string, app, {
+        tokenRequest(authBases()[index % 2] as string, app, {
           grant_type: 'refresh_token',
           refresh_token: tokens.refreshToken,
         }),
@@ -262,17 +262,6 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
     assert.equal(new Set(ids).size, players.length, 'one consent.granted event per consent');
     assert.equal(ids.length, players.length, 'each delivered once');
   });
-
-  async function tokenAt(base: string, app: { clientId: string; clientSecret: string }, form: Record<string, string>) {
-    return call(base, '/oauth/token', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: basicAuth(app.clientId, app.clientSecret),
-      },
-      body: new URLSearchParams(form).toString(),
-    });
-  }
 
   function admin(args: string[]): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve) => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { allowOverHttp, refresh } from '@devplat/test/connected-apps';
 import { type Answer, assertProblem } from '@devplat/test/http';
-import { revokeToken } from '@devplat/test/oauth';
+import { revokeToken, tokenRequest } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import {
   infoField,
@@ -17,15 +17,7 @@ import {
   redisCli,
   startRedisSentinel,
 } from '@devplat/test/redis-topologies';
-import {
-  appWithPlayer,
-  asTopology,
-  issuedCode,
-  me,
-  redisTopologyFlows,
-  tokenRequest,
-  topologyEnv,
-} from '@devplat/test/redis-topology-suite';
+import { appWithPlayer, issuedCode, me, redisTopologyFlows, topologyEnv } from '@devplat/test/redis-topology-suite';
 import { steadyLoad } from '@devplat/test/steady-load';
 import { consoleSetup } from '@devplat/test/topology';
 
@@ -70,7 +62,7 @@ describe('the platform on Redis with Sentinel', { skip: needsRedisBinaries }, ()
   });
 
   test('the primary killed under load: successes or 503s only, service back after the failover, used codes stay used', async () => {
-    const setup = await consoleSetup(asTopology(platform), { players: 2 });
+    const setup = await consoleSetup(platform, { players: 2 });
     const { app } = setup;
     const [loadPlayer, probePlayer] = setup.players as [(typeof setup.players)[0], (typeof setup.players)[0]];
     // A grant revoked well before the kill, and one revoked as it happens (below); neither may
@@ -82,7 +74,7 @@ describe('the platform on Redis with Sentinel', { skip: needsRedisBinaries }, ()
     // The load's own code flows report only an exception's message; the probes' code flow below
     // reports each answer, so the load leaves that flow to them.
     const load = steadyLoad(
-      asTopology(platform),
+      platform,
       { ...setup, players: [loadPlayer] },
       { roundMs: 300, allowEvery: Number.POSITIVE_INFINITY },
     );

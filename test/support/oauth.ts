@@ -2,6 +2,7 @@
 // the authorization request with PKCE, the code's redemption, revocation.
 import { decodeJwt } from 'jose';
 import * as oauth from 'oauth4webapi';
+import { call } from './http.ts';
 
 /** oauth4webapi refuses http unless told: the test platforms run on loopback http. */
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -29,6 +30,18 @@ export function revokeToken(base: string, client: { clientId: string; clientSecr
       authorization: basicAuth(client.clientId, client.clientSecret),
     },
     body: new URLSearchParams({ token }),
+  });
+}
+
+/** POST {base}/oauth/token with client_secret_basic, the answer checked against the contract. */
+export function tokenRequest(base: string, app: AppClient, fields: Record<string, string>) {
+  return call(base, '/oauth/token', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(app.clientId, app.clientSecret),
+    },
+    body: new URLSearchParams(fields).toString(),
   });
 }
 

@@ -6,11 +6,10 @@ import { decodeJwt } from 'jose';
 import { allowOverHttp, createNamedApp, refresh } from './connected-apps.ts';
 import { sharedSecrets } from './env.ts';
 import { assertProblem, call } from './http.ts';
-import { type AppClient, authorizationRequest, basicAuth, discover, revokeToken } from './oauth.ts';
+import { type AppClient, authorizationRequest, discover, revokeToken, tokenRequest } from './oauth.ts';
 import type { TestPlatform } from './platform.ts';
 import { createPlayer, openConsentScreen } from './players.ts';
 import { clientCredentialsToken } from './replica-oauth.ts';
-import type { TestTopology } from './topology.ts';
 
 /**
  * startTestPlatform's env for a Redis topology: its settings and the secrets every process on a
@@ -18,24 +17,6 @@ import type { TestTopology } from './topology.ts';
  */
 export function topologyEnv(settings: Record<string, string>): Record<string, string> {
   return { ...sharedSecrets, ...settings };
-}
-
-/**
- * A platform as steadyLoad and consoleSetup reach a topology: they use its base, console and
- * player client URLs only, which a TestPlatform has too.
- */
-export const asTopology = (platform: TestPlatform) => platform as unknown as TestTopology;
-
-/** POST {base}/oauth/token with client_secret_basic, checked against the contract. */
-export function tokenRequest(base: string, app: AppClient, fields: Record<string, string>) {
-  return call(base, '/oauth/token', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      authorization: basicAuth(app.clientId, app.clientSecret),
-    },
-    body: new URLSearchParams(fields).toString(),
-  });
 }
 
 /** GET {base}/me with a bearer token, checked against the contract. */

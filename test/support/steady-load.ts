@@ -45,7 +45,7 @@ async function page(url: string): Promise<Answer> {
 }
 
 export function steadyLoad(
-  topology: TestTopology,
+  topology: Pick<TestTopology, 'base' | 'console' | 'playerClient'>,
   setup: Setup,
   { roundMs = 400, allowEvery = 8 }: SteadyLoadOptions = {},
 ): SteadyLoad {

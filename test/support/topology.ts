@@ -78,7 +78,10 @@ export async function startTestTopology(
 export const replicaBase = (replica: Replica) => `http://127.0.0.1:${replica.ports.public}/developer/v1`;
 
 /** A developer, an app with a webhook URL and sandbox players, made through the gateway's console. */
-export async function consoleSetup(topology: TestTopology, options: { webhookUrl?: string; players?: number } = {}) {
+export async function consoleSetup(
+  topology: Pick<TestTopology, 'console'>,
+  options: { webhookUrl?: string; players?: number } = {},
+) {
   const developer: Developer = await registerDeveloper(topology.console);
   const api = (method: string, path: string, body?: unknown) =>
     consoleCall(topology.console, method, path, { token: developer.token, body });

@@ -55,6 +55,7 @@ export function redisStore(
   redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
   const cluster = redis instanceof Cluster;
   const sent = cluster ? (key: string) => key : (key: string) => key.replace(/[{}]/g, '');
+  // Off Cluster every key shares the one server: one group, one command.
   const bySlot = (keys: string[]) => groupBySlot(keys, sent, cluster ? prefix : null);
   // WAIT answers within this, inside the command bound, with however many replicas it saw.
   const waitMs = Math.max(10, Math.floor(timeoutMs / 2));
@@ -104,6 +105,7 @@ export function redisStore(
     getMany: (keys) =>
       guard(async () => {
         if (keys.length === 0) return [];
+        if (!cluster) return redis.mget(keys.map(sent));
         const found = new Map<string, string | null>();
         await Promise.all(
           [...bySlot(keys).values()].map(async (group) => {
@@ -115,6 +117,8 @@ export function redisStore(
       }),
     delete: (keys) =>
       guard(async () => {
+        if (keys.length === 0) return;
+        if (!cluster) return void (await redis.del(keys.map(sent)));
         await Promise.all([...bySlot(keys).values()].map((group) => redis.del(group.map(([key]) => key))));
       }),
     addToSet: (key, member, ttl) =>
