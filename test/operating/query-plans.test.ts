@@ -35,8 +35,8 @@ const sizes = scaleSizes({
 /** Reads that may walk an index with a filter, and why that is accepted (or what is to be done). */
 const knownWalks: Record<string, string> = {
   'apps by name prefix': 'a name prefix in any case is checked on the rows the newest-first walk meets (apps/store.ts)',
-  'players by username prefix':
-    'TO FIX: ILIKE has no index path (at full size a full scan, 0.3 s); LIKE on the lower-cased prefix over a text_pattern_ops index would serve it, but Prisma 7 cannot keep such an index in step with the schema (its diff drops and recreates it: prisma/orm#17518)',
+  'players by a common username prefix, two pages':
+    'a common prefix is met often on the newest-first walk, which stops at a page of them; a rare one is a range on the lower(username) text_pattern_ops index (players by a rare username prefix)',
   'accounts by part of the e-mail': 'a part of an address (%part%) needs a trigram index, which PGlite does not have',
   'accounts by status': 'a status other than active is rare: the walk stops at a page of them',
   'players by status': 'a status other than active is rare: the walk stops at a page of them',

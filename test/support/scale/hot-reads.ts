@@ -197,9 +197,14 @@ export const hotReads: readonly HotRead[] = [
     run: ({ prisma }, s) => searchPlayers(prisma, { username: s.busyPlayer.username }),
   },
   {
-    name: 'players by username prefix',
+    name: 'players by a common username prefix, two pages',
     path: 'admin',
-    run: ({ prisma }) => searchPlayers(prisma, { usernamePrefix: 'ada-12' }),
+    run: ({ prisma }) => twoPages((cursor) => searchPlayers(prisma, { usernamePrefix: 'ada-1', cursor })),
+  },
+  {
+    name: 'players by a rare username prefix',
+    path: 'admin',
+    run: ({ prisma }) => searchPlayers(prisma, { usernamePrefix: 'ada-1234' }),
   },
   {
     name: "players by their developer's e-mail",

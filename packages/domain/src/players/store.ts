@@ -1,7 +1,7 @@
 // The sandbox_players table: every statement on sandbox players is here, and only these write them.
 // The api's per-call liveness statement (services/api/src/liveness.ts) reads a player's status too,
 // on purpose: it is one statement across areas on the hot path.
-import type { PlayerStatus, Prisma, SandboxPlayer } from '@devplat/db';
+import { type PlayerStatus, Prisma, type SandboxPlayer } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
 
@@ -51,29 +51,50 @@ export interface PlayerSelection {
 }
 
 /** Up to `take` selected players after a position (null: from the newest), newest first. */
-export const playersNewestFirst = (
+export async function playersNewestFirst(
   db: Db,
-  { username, accountId, status }: PlayerSelection,
+  selection: PlayerSelection,
   after: Position | null,
   take: number,
-): Promise<SandboxPlayer[]> =>
-  db.sandboxPlayer.findMany({
+): Promise<SandboxPlayer[]> {
+  const { username, accountId, status } = selection;
+  if (username && 'startsWith' in username) {
+    const ids = await idsByUsernamePrefix(db, { ...selection, prefix: username.startsWith }, after, take);
+    return ids.length ? db.sandboxPlayer.findMany({ where: { id: { in: ids } }, orderBy: orderOf('newest') }) : [];
+  }
+  return db.sandboxPlayer.findMany({
     where: {
       AND: [
-        {
-          ...(username &&
-            ('is' in username
-              ? { username: username.is }
-              : { username: { startsWith: likeLiteral(username.startsWith), mode: 'insensitive' as const } })),
-          ...(accountId && { accountId }),
-          ...(status && { status }),
-        },
+        { ...(username && { username: username.is }), ...(accountId && { accountId }), ...(status && { status }) },
         ...(after ? [beyond(after, 'newest')] : []),
       ],
     },
     orderBy: orderOf('newest'),
     take,
   });
+}
+
+// A prefix is found on the index of lower(username) with text_pattern_ops, which reads a LIKE
+// prefix as a range whatever the database's collation. Prisma's schema cannot describe that index
+// (an operator class on a B-tree: prisma/orm#17518), and an index on an expression is one its diff
+// leaves alone, so the migration keeps it and this statement, which Prisma cannot write, uses it.
+const idsByUsernamePrefix = async (
+  db: Db,
+  { prefix, accountId, status }: { prefix: string; accountId?: string; status?: PlayerStatus },
+  after: Position | null,
+  take: number,
+): Promise<string[]> => {
+  const conditions = [
+    Prisma.sql`lower(username) LIKE ${`${likeLiteral(prefix.toLowerCase())}%`}`,
+    ...(accountId ? [Prisma.sql`account_id = ${accountId}::uuid`] : []),
+    ...(status ? [Prisma.sql`status = ${status}::"PlayerStatus"`] : []),
+    ...(after ? [Prisma.sql`(created_at, id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)`] : []),
+  ];
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM sandbox_players WHERE ${Prisma.join(conditions, ' AND ')}
+    ORDER BY created_at DESC, id DESC LIMIT ${take}`;
+  return rows.map((row) => row.id);
+};
 
 /** How many players the account has in each status (a status none has: 0). */
 export async function playerCountsOfAccount(db: Db, accountId: string): Promise<Record<PlayerStatus, number>> {
