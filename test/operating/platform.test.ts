@@ -98,6 +98,38 @@ describe('the one-process platform on embedded defaults', () => {
   });
 });
 
+// A machine whose loopback has 127.0.0.1 alone, as a Mac's has by default: a network namespace of
+// its own, with its loopback given only that address.
+const oneLoopbackAddress = 'ip link set lo up && ip addr del 127.0.0.1/8 dev lo && ip addr add 127.0.0.1/32 dev lo';
+const namespaces = spawnSync('unshare', ['--net', 'sh', '-c', oneLoopbackAddress], { encoding: 'utf8' });
+
+describe('a machine without the loopback addresses the platform needs', {
+  skip: namespaces.status === 0 ? false : `no network namespace here (${namespaces.stderr.trim()})`,
+}, () => {
+  test('npm start names the missing addresses, prints the commands that add them, and exits', async () => {
+    const { env } = await listeners('no-aliases');
+    const started = spawnSync(
+      'unshare',
+      ['--net', 'sh', '-c', `${oneLoopbackAddress} && exec "$0" services/platform/src/main.ts`, process.execPath],
+      { cwd: repoRoot, env, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(started.status, 1, started.stderr);
+    const playerClient = new URL(env.PLAYER_CLIENT_URL).hostname;
+    assert.match(
+      started.stderr,
+      new RegExp(
+        `^the platform could not start: ${playerClient.replaceAll('.', '\\.')} is not an address of this machine`,
+      ),
+    );
+    assert.ok(
+      started.stderr.includes('sudo ifconfig lo0 alias 127.0.0.2 up && sudo ifconfig lo0 alias 127.0.0.3 up'),
+      started.stderr,
+    );
+    assert.ok(started.stderr.includes('sudo ip addr add 127.0.0.2/8 dev lo && sudo ip addr add 127.0.0.3/8 dev lo'));
+    assert.doesNotMatch(started.stdout, /Developer Platform is ready/, 'it never falls back to 127.0.0.1');
+  });
+});
+
 describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DATABASE_URL is not set' }, () => {
   test('pnpm db:migrate applies the migrations once, then reports the database up to date', async () => {
     const database = await createTestDatabase({ seed: false });

@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@devplat/config';
 import { createLogger, drainOnSignals } from '@devplat/http';
 import { startTracing } from '@devplat/tracing';
 import { startPlatform } from './start.ts';
+import { startFailureMessage } from './start-failure.ts';
 
 const config = loadConfigOrExit();
 const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'platform', env }));
@@ -11,11 +12,7 @@ let platform: Awaited<ReturnType<typeof startPlatform>>;
 try {
   platform = await startPlatform(config, { tracing });
 } catch (error) {
-  const message =
-    (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-      ? `a port is already in use (${(error as Error).message}); stop the other process or set BASE_URL`
-      : (error as Error).message;
-  process.stderr.write(`the platform could not start: ${message}\n`);
+  process.stderr.write(`the platform could not start: ${startFailureMessage(error, config)}\n`);
   process.exit(1);
 }
 const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(14)} ${url}`);
