@@ -78,6 +78,8 @@ export function listEndpoints(s: Subjects): Endpoint[] {
     inConsole(`apps (most apps: ${s.mostApps.apps})`, '/apps', 'mostApps'),
     inConsole(`apps (typical: ${s.typical.apps})`, '/apps', 'typical'),
     inConsole(`sandbox-players (most players: ${s.mostPlayers.players})`, '/sandbox-players', 'mostPlayers'),
+    inConsole('sandbox-players, page 2 (most players)', '/sandbox-players', 'mostPlayers', 1),
+    inConsole('sandbox-players, page 81 (most players)', '/sandbox-players', 'mostPlayers', 80),
     inConsole(`sandbox-players (typical: ${s.typical.players})`, '/sandbox-players', 'typical'),
     inConsole('apps/{client_id} (most consents)', `/apps/${s.popularApp.clientId}`, 'popularOwner'),
     inConsole('apps/{client_id}/deliveries', `/apps/${s.popularApp.clientId}/deliveries`, 'popularOwner'),

@@ -12,6 +12,7 @@ import { productionEnv } from '@devplat/test/env';
 import { assertProblem, call } from '@devplat/test/http';
 import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { createPlayers } from '@devplat/test/players';
 
 let platform: TestPlatform;
 let developer: Developer;
@@ -372,6 +373,148 @@ describe('sandbox players', () => {
         .filter((name: string) => name.startsWith(username)),
       [username, `${username}-2`],
     );
+  });
+});
+
+describe('sandbox players, a page at a time', () => {
+  type Listed = { id: string; username: string; created_at: string };
+  let pager: Developer;
+  let neighbour: Developer;
+  /** The pager's players as the database orders them: oldest first, by created_at then id. */
+  let expected: string[];
+
+  /** Every page of the developer's players, `limit` a page (none: the default). */
+  async function pagesOf(who: Developer, limit?: number) {
+    const pages: { data: Listed[]; next_cursor: string | null }[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ ...(limit && { limit: String(limit) }), ...(cursor && { cursor }) });
+      const answer = await consoleCall(platform.console, 'GET', `/sandbox-players?${query}`, { token: who.token });
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(Object.keys(answer.json).sort(), ['data', 'next_cursor']);
+      pages.push(answer.json);
+      cursor = answer.json.next_cursor;
+      assert.ok(pages.length <= 100, 'the pages end');
+    } while (cursor);
+    return pages;
+  }
+
+  before(async () => {
+    pager = await registerDeveloper(platform.console);
+    neighbour = await registerDeveloper(platform.console);
+    const prisma = platform.platform.database.prisma;
+    // 60 made in one statement (one created_at: the id orders them), then two through the API.
+    await createPlayers(prisma, pager.id, 60);
+    for (const n of [1, 2]) {
+      const made = await consoleCall(platform.console, 'POST', '/sandbox-players', {
+        token: pager.token,
+        body: { username: `pager-${Date.now()}-${n}`, password: 'player password' },
+      });
+      assert.equal(made.status, 201, made.text);
+    }
+    await createPlayers(prisma, neighbour.id, 5);
+    const rows = await prisma.sandboxPlayer.findMany({
+      where: { accountId: pager.id },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    expected = rows.map((row) => row.id);
+    assert.equal(expected.length, 62);
+  });
+
+  test('50 by default, oldest first; next_cursor walks to the end, every player once', async () => {
+    const pages = await pagesOf(pager);
+    assert.deepEqual(
+      pages.map((page) => page.data.length),
+      [50, 12],
+    );
+    assert.equal(pages.at(-1)?.next_cursor, null);
+    assert.deepEqual(
+      pages.flatMap((page) => page.data.map((player) => player.id)),
+      expected,
+    );
+    const times = pages.flatMap((page) => page.data.map((player) => player.created_at));
+    assert.deepEqual(times, times.toSorted(), 'oldest first');
+    assert.match(pages.at(-1)?.data.at(-1)?.username ?? '', /^pager-.*-2$/, 'the newest is last');
+  });
+
+  test('limit sizes the pages, from 1 to 200; the last page has a null next_cursor', async () => {
+    for (const [limit, sizes] of [
+      [25, [25, 25, 12]],
+      [61, [61, 1]],
+      [62, [62]],
+      [200, [62]],
+    ] as const) {
+      const pages = await pagesOf(pager, limit);
+      assert.deepEqual(
+        pages.map((page) => page.data.length),
+        sizes,
+        `limit=${limit}`,
+      );
+      const ids = pages.flatMap((page) => page.data.map((player) => player.id));
+      assert.deepEqual(ids, expected, `limit=${limit}: none missed, none twice, in order`);
+    }
+    const one = await api('GET', '/sandbox-players?limit=1');
+    assert.equal(one.json.data.length, 1);
+    assert.equal(typeof one.json.next_cursor, 'string');
+  });
+
+  test("another developer's players are never seen, not even with the pager's cursor", async () => {
+    const theirs = (await pagesOf(neighbour, 2)).flatMap((page) => page.data.map((player) => player.id));
+    assert.equal(theirs.length, 5);
+    assert.ok(!theirs.some((id) => expected.includes(id)), "none of the pager's");
+    const mine = (await pagesOf(pager, 200)).flatMap((page) => page.data.map((player) => player.id));
+    assert.ok(!mine.some((id) => theirs.includes(id)), "none of the neighbour's");
+    // A cursor names a place in the order, not an account: the neighbour gets only their own.
+    const first = await consoleCall(platform.console, 'GET', '/sandbox-players?limit=1', { token: pager.token });
+    const borrowed = await consoleCall(
+      platform.console,
+      'GET',
+      `/sandbox-players?cursor=${encodeURIComponent(first.json.next_cursor)}`,
+      { token: neighbour.token },
+    );
+    assert.equal(borrowed.status, 200, borrowed.text);
+    assert.ok(
+      borrowed.json.data.every((player: Listed) => theirs.includes(player.id)),
+      'only their own players',
+    );
+  });
+
+  test('another parameter, one given twice, a bad limit or a cursor of another listing: 400 INVALID_REQUEST', async () => {
+    const valid = (await api('GET', '/sandbox-players?limit=1')).json.next_cursor as string;
+    const cursorOf = (listing: string) =>
+      Buffer.from(JSON.stringify([listing, '2026-01-01T00:00:00.000Z', expected[0]])).toString('base64url');
+    const refusals: [string, RegExp][] = [
+      ['page=2', /Unknown query parameter page/],
+      ['status=active', /Unknown query parameter status/],
+      ['limit=1&limit=2', /limit may appear once/],
+      [`cursor=${valid}&cursor=${valid}`, /cursor may appear once/],
+      ['limit=0', /limit must be an integer from 1 to 200/],
+      ['limit=201', /limit must be an integer from 1 to 200/],
+      ['limit=ten', /limit must be an integer from 1 to 200/],
+      ['limit=-1', /limit must be an integer from 1 to 200/],
+      ['limit=1.5', /limit must be an integer from 1 to 200/],
+      ['limit=', /limit must be an integer from 1 to 200/],
+      ['cursor=nonsense', /cursor is not one this listing gave/],
+      [`cursor=${cursorOf('app-history')}`, /cursor is not one this listing gave/],
+      [`cursor=${cursorOf('players')}`, /cursor is not one this listing gave/],
+    ];
+    for (const [query, detail] of refusals) {
+      const answer = await api('GET', `/sandbox-players?${query}`);
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.match(answer.json.detail, detail, query);
+    }
+    // An app history's own next_cursor, as that listing gave it.
+    const app = await api('POST', '/apps', { body: newApp });
+    await api('POST', `/apps/${app.json.app.client_id}/secrets`);
+    const history = await api('GET', `/apps/${app.json.app.client_id}/history?limit=1`);
+    assert.equal(typeof history.json.next_cursor, 'string');
+    assertProblem(
+      await api('GET', `/sandbox-players?cursor=${encodeURIComponent(history.json.next_cursor)}`),
+      400,
+      'INVALID_REQUEST',
+    );
+    assertProblem(await consoleCall(platform.console, 'GET', '/sandbox-players'), 401, 'NOT_SIGNED_IN');
   });
 });
 

@@ -7,6 +7,7 @@ import { hashPassword } from '@devplat/passwords';
 import { useBrowserRig } from '@devplat/test/browser';
 import { call } from '@devplat/test/http';
 import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
+import { createPlayers } from '@devplat/test/players';
 import type { Page } from 'playwright-core';
 
 const rig = useBrowserRig();
@@ -133,7 +134,8 @@ describe('the developer console in Chromium', () => {
   test('an app edited, disabled, enabled and deleted, and a player disabled, on the pages', async () => {
     const context = await rig.browser.newContext();
     const page = await context.newPage();
-    await register(page, `editor-${Date.now()}@example.test`);
+    const email = `editor-${Date.now()}@example.test`;
+    await register(page, email);
     await page.getByRole('link', { name: 'Create app' }).click();
     await page.getByLabel('Name').fill('Mistyped');
     await page.getByLabel('Redirect URIs').fill('https://mistyped.example.test/calback');
@@ -186,6 +188,32 @@ describe('the developer console in Chromium', () => {
     await page.getByRole('cell', { name: 'disabled' }).waitFor();
     await page.getByRole('button', { name: `Enable ${username}` }).click();
     await page.getByText(`Enabled ${username} again.`).waitFor();
+
+    // More than a page of players: 50 a page, oldest first; Next page carries the cursor, and a
+    // button pressed on the second page (its form's CSRF token and all) comes back to that page.
+    const prisma = rig.platform.platform.database.prisma;
+    const account = await prisma.account.findUniqueOrThrow({ where: { email } });
+    await createPlayers(prisma, account.id, 50);
+    const [newest] = await prisma.sandboxPlayer.findMany({
+      where: { accountId: account.id },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: 1,
+    });
+    await page.goto(`${rig.platform.console}/players`);
+    assert.equal(await page.getByRole('button', { name: /^(Disable|Enable) / }).count(), 50, 'a page of 50');
+    await page.getByRole('button', { name: `Disable ${username}` }).waitFor();
+    await page.getByRole('link', { name: 'Next page' }).click();
+    await page.getByRole('button', { name: `Disable ${newest?.username}` }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /^(Disable|Enable) / }).count(), 1, 'the 51st alone');
+    assert.equal(await page.getByRole('link', { name: 'Next page' }).count(), 0, 'the last page');
+    const secondPage = page.url();
+    assert.match(secondPage, /\/players\?cursor=/);
+    await page.getByRole('button', { name: `Disable ${newest?.username}` }).click();
+    await page.getByText(`Disabled ${newest?.username}: their tokens answer 403 ACCESS_DENIED`).waitFor();
+    assert.equal(page.url(), secondPage, 'back on the second page');
+    await page.getByRole('button', { name: `Enable ${newest?.username}` }).waitFor();
+    await page.getByRole('link', { name: 'First page' }).click();
+    await page.getByRole('button', { name: `Disable ${username}` }).waitFor();
     await page.screenshot({ path: `${process.env.SCREENSHOT_DIR ?? '/tmp'}/console-players.png`, fullPage: true });
     await context.close();
   });

@@ -1,24 +1,47 @@
 // players list/create/disable/enable: the synthetic sandbox players a developer signs in as on the
 // consent screen.
-import type { PlayerView } from '@devplat/contract';
+import type { PlayerPageView, PlayerView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { UsageError } from './errors.ts';
 import { orDash, when } from './output.ts';
 import { readSecret } from './secret-input.ts';
 
+/**
+ * The developer's players, oldest first, a page of the console API's largest size at a time:
+ * GET /sandbox-players is paged, and each page's next_cursor asks for the next.
+ */
+async function* playerPages(ctx: CommandContext): AsyncGenerator<PlayerView[]> {
+  let cursor: string | null = null;
+  do {
+    const query: string = new URLSearchParams({ limit: '200', ...(cursor !== null && { cursor }) }).toString();
+    const { body }: { body: PlayerPageView } = await ctx
+      .signedIn()
+      .request<PlayerPageView>('GET', `/sandbox-players?${query}`);
+    yield body.data;
+    cursor = body.next_cursor;
+  } while (cursor !== null);
+}
+
 const list: CommandSpec = {
   path: ['players', 'list'],
   summary: 'List your sandbox players',
+  description: [
+    'Every player, oldest first: the console API answers a page at a time, and this follows each ' +
+      "page's next_cursor to the last. With --json, one document of them all: " +
+      '{"data": [...], "next_cursor": null}.',
+  ],
   async run(ctx) {
-    const answer = await ctx.signedIn().request<{ data: PlayerView[] }>('GET', '/sandbox-players');
-    ctx.out.answer(answer.text, () => {
-      if (answer.body.data.length === 0) {
+    const players: PlayerView[] = [];
+    for await (const page of playerPages(ctx)) players.push(...page);
+    const whole: PlayerPageView = { data: players, next_cursor: null };
+    ctx.out.answer(JSON.stringify(whole), () => {
+      if (players.length === 0) {
         ctx.out.line('No sandbox players yet. Create one with: devplat players create --username <username>');
         return;
       }
       ctx.out.table(
         ['Username', 'Display name', 'Status', 'ID', 'Created'],
-        answer.body.data.map((player) => [
+        players.map((player) => [
           player.username,
           orDash(player.display_name),
           player.status,
@@ -75,10 +98,11 @@ const create: CommandSpec = {
 async function playerId(ctx: CommandContext): Promise<string> {
   const given = ctx.args.player as string;
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(given)) return given;
-  const answer = await ctx.signedIn().request<{ data: PlayerView[] }>('GET', '/sandbox-players');
-  const found = answer.body.data.find((player) => player.username === given);
-  if (!found) throw new UsageError(`You have no sandbox player ${given} (devplat players list shows them).`);
-  return found.id;
+  for await (const page of playerPages(ctx)) {
+    const found = page.find((player) => player.username === given);
+    if (found) return found.id;
+  }
+  throw new UsageError(`You have no sandbox player ${given} (devplat players list shows them).`);
 }
 
 function statusCommand(verb: 'disable' | 'enable'): CommandSpec {

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { problemMembers } from '@devplat/test/http';
 import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { createPlayers } from '@devplat/test/players';
 import { developerShell, scratchDir } from './cli.ts';
 
 let platform: TestPlatform;
@@ -319,6 +320,35 @@ describe('sandbox players', () => {
     const unknown = await shell.run(['players', 'disable', 'nobody']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /You have no sandbox player nobody/);
+  });
+
+  test('players list follows next_cursor to the last page; disable finds a player on a later page', async () => {
+    // 250 more players: two pages of the API's largest size (200), ada first.
+    const prisma = platform.platform.database.prisma;
+    const account = await prisma.account.findUniqueOrThrow({ where: { email } });
+    await createPlayers(prisma, account.id, 250);
+    const rows = await prisma.sandboxPlayer.findMany({
+      where: { accountId: account.id },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+    });
+    assert.equal(rows.length, 251);
+    const listed = await shell.json<{ data: { id: string; username: string }[]; next_cursor: null }>([
+      'players',
+      'list',
+    ]);
+    assert.equal(listed.next_cursor, null);
+    assert.deepEqual(
+      listed.data.map((player) => player.id),
+      rows.map((row) => row.id),
+      'every player once, oldest first',
+    );
+    const table = await shell.run(['players', 'list']);
+    assert.equal(table.code, 0, table.stderr);
+    assert.equal(table.stdout.trim().split('\n').length, 252, 'a header and every player');
+    const last = rows.at(-1)?.username as string;
+    const disabled = await shell.run(['players', 'disable', last]);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    assert.match(disabled.stdout, new RegExp(`Disabled ${last}:`));
   });
 });
 

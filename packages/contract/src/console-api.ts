@@ -48,6 +48,12 @@ export interface PlayerView {
   created_at: string;
 }
 
+/** A page of the developer's sandbox players, oldest first; next_cursor gives the newer ones (null: no more). */
+export interface PlayerPageView {
+  data: PlayerView[];
+  next_cursor: string | null;
+}
+
 /**
  * Who made a change in an app's history: the developer (by the e-mail of their account), or the
  * platform (an operator, never named: who they are is the platform's own business).

@@ -95,9 +95,9 @@ export const hotReads: readonly HotRead[] = [
     run: ({ prisma }, s) => appsOfAccount(prisma, s.mostApps.id),
   },
   {
-    name: "an account's players (GET /api/sandbox-players)",
+    name: "an account's players, two pages (GET /api/sandbox-players)",
     path: 'console',
-    run: ({ prisma }, s) => playersOfAccount(prisma, s.mostPlayers.id),
+    run: ({ prisma }, s) => twoPages((cursor) => playersOfAccount(prisma, s.mostPlayers.id, { cursor })),
   },
   {
     name: 'app by client id (every app page)',

@@ -3,7 +3,7 @@
 // on purpose: it is one statement across areas on the hot path.
 import { type PlayerStatus, Prisma, type SandboxPlayer } from '@devplat/db';
 import type { Db } from '../db.ts';
-import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
+import { beyond, likeLiteral, orderOf, type Page, type Position, page } from '../paging.ts';
 
 export type NewPlayerRow = Pick<SandboxPlayer, 'accountId' | 'username' | 'passwordHash' | 'displayName'>;
 
@@ -36,8 +36,23 @@ export const findPlayerOfAccount = (db: Db, accountId: string, playerId: string)
 export const findPlayerOfAccountEmail = (db: Db, email: string, username: string): Promise<SandboxPlayer | null> =>
   db.sandboxPlayer.findFirst({ where: { username, account: { email } } });
 
-export const playersOfAccount = (db: Db, accountId: string): Promise<SandboxPlayer[]> =>
-  db.sandboxPlayer.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } });
+/**
+ * One page of the account's players, oldest first (by created_at, then id): the console's list, on
+ * the index of (account_id, created_at, id). `query`: limit, 1 to 200 (50 by default), and cursor,
+ * the nextCursor of the page before; a cursor another listing gave is refused.
+ */
+export const playersOfAccount = (
+  db: Db,
+  accountId: string,
+  query: { limit?: number; cursor?: string } = {},
+): Promise<Page<SandboxPlayer>> =>
+  page('sandbox-players', query, (after, take) =>
+    db.sandboxPlayer.findMany({
+      where: { AND: [{ accountId }, ...(after ? [beyond(after, 'oldest')] : [])] },
+      orderBy: orderOf('oldest'),
+      take,
+    }),
+  );
 
 export const playerById = (tx: Prisma.TransactionClient, playerId: string): Promise<SandboxPlayer> =>
   tx.sandboxPlayer.findUniqueOrThrow({ where: { id: playerId } });

@@ -1,11 +1,15 @@
-// The console API's sandbox player routes: list, create, disable and enable.
+// The console API's sandbox player routes: list (oldest first, a page at a time), create, disable
+// and enable.
 import { playerView } from '../domain/players.ts';
 import { type ApiRoutes, actor, answer, who } from './context.ts';
 import { readJson } from './json.ts';
 
 export function playerRoutes({ domain: { players }, signedIn }: ApiRoutes): void {
   signedIn('/sandbox-players', {
-    GET: async (ctx) => answer(ctx, 200, { data: (await players.list(who(ctx).account.id)).map(playerView) }),
+    GET: async (ctx) => {
+      const page = await players.list(who(ctx).account.id, ctx.query);
+      answer(ctx, 200, { data: page.players.map(playerView), next_cursor: page.nextCursor });
+    },
     POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx), ctx.ip))),
   });
   for (const [verb, status] of [

@@ -9,7 +9,7 @@ import { emailsOfAccounts } from '@devplat/domain/accounts';
 import type { AppWithSecrets } from '@devplat/domain/apps';
 import { appHistory } from '@devplat/domain/audit';
 import type { DeveloperApps } from './apps.ts';
-import { refuse } from './rules.ts';
+import { pageQuery } from './rules.ts';
 
 export type { HistoryEntryView };
 
@@ -86,22 +86,6 @@ function summaryOf({ action, targetId, details: stored }: AuditRecord): string {
   }
 }
 
-/** limit and cursor, each at most once; any other query parameter is refused. */
-function historyQuery(query: Readonly<Record<string, unknown>>): { limit?: number; cursor?: string } {
-  const unknown = Object.keys(query).find((name) => name !== 'limit' && name !== 'cursor');
-  if (unknown !== undefined) refuse(`Unknown query parameter ${unknown}: only limit and cursor.`);
-  const one = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') refuse(`${name} may appear once.`);
-    return value;
-  };
-  const limit = one('limit');
-  const cursor = one('cursor');
-  if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuse('limit must be an integer from 1 to 200.');
-  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
-}
-
 export function appHistories(prisma: PrismaClient, { find }: Pick<DeveloperApps, 'find'>) {
   return {
     /**
@@ -114,7 +98,7 @@ export function appHistories(prisma: PrismaClient, { find }: Pick<DeveloperApps,
       clientId: string,
       query: Readonly<Record<string, unknown>> = {},
     ): Promise<AppHistoryPage> {
-      const asked = historyQuery(query);
+      const asked = pageQuery(query);
       const app = await find(accountId, clientId);
       const { items, nextCursor } = await appHistory(prisma, app.id, asked);
       const accountIds = items.flatMap((record) =>

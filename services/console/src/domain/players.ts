@@ -12,10 +12,17 @@ import {
 } from '@devplat/domain/players';
 import { refuse } from '@devplat/domain/refusal';
 import type { SignInThrottle } from '@devplat/throttle';
-import { knownFields, optionalText, password, username } from './rules.ts';
+import { knownFields, optionalText, pageQuery, password, username } from './rules.ts';
 import { forgiven, throttled } from './throttling.ts';
 
 export type { PlayerView };
+
+/** A page of the developer's sandbox players, oldest first. */
+export interface PlayerPage {
+  players: SandboxPlayer[];
+  /** Gives the next, newer page; null on the last one. */
+  nextCursor: string | null;
+}
 
 export const playerView = (player: SandboxPlayer): PlayerView => ({
   id: player.id,
@@ -32,7 +39,15 @@ export const playerView = (player: SandboxPlayer): PlayerView => ({
  */
 export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
-    list: (accountId: string) => playersOfAccount(prisma, accountId),
+    /**
+     * A page of the account's players, oldest first (by created_at, then id): `query` is the
+     * request's (limit: 1 to 200, 50 by default; cursor: the next_cursor of the page before). Any
+     * other parameter, one given twice, a bad limit or a cursor this listing did not give is refused.
+     */
+    async list(accountId: string, query: Readonly<Record<string, unknown>> = {}): Promise<PlayerPage> {
+      const { items, nextCursor } = await playersOfAccount(prisma, accountId, pageQuery(query));
+      return { players: items, nextCursor };
+    },
 
     /**
      * Disables a player (every user token of theirs answers 403 ACCESS_DENIED on the next call, their

@@ -7,6 +7,26 @@ export function refuse(reason: string): never {
   return refuseAs('INVALID_INPUT', reason);
 }
 
+/**
+ * The query of a paged listing (an app's history, the sandbox players): limit and cursor, each at
+ * most once; any other query parameter is refused. The limit's range and the cursor's listing are
+ * the domain's to check (paging.ts).
+ */
+export function pageQuery(query: Readonly<Record<string, unknown>>): { limit?: number; cursor?: string } {
+  const unknown = Object.keys(query).find((name) => name !== 'limit' && name !== 'cursor');
+  if (unknown !== undefined) refuse(`Unknown query parameter ${unknown}: only limit and cursor.`);
+  const one = (name: string): string | undefined => {
+    const value = query[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') refuse(`${name} may appear once.`);
+    return value;
+  };
+  const limit = one('limit');
+  const cursor = one('cursor');
+  if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuse('limit must be an integer from 1 to 200.');
+  return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
+}
+
 // Control characters, and format characters (bidi overrides, zero-width joiners) that could make a
 // name read differently on the consent screen from what it is.
 const controlCharacters = /[\p{Cc}\p{Cf}]/u;

@@ -1,16 +1,32 @@
-// The console web UI's sandbox player page: the list, create, disable and enable.
+// The console web UI's sandbox player page: the list (oldest first, a page at a time: "Next page"
+// carries the cursor), create, disable and enable.
 import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
 import { playerView } from '../domain/players.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
-import { playersPage } from './pages.ts';
+import { type PlayersPlace, playersPage, playersPlaceQuery } from './pages.ts';
+
+/** The page of the list a request names: its cursor and limit, when given once. */
+function placeOf(ctx: Context): PlayersPlace {
+  const { cursor, limit } = ctx.query;
+  return {
+    cursor: typeof cursor === 'string' ? cursor : undefined,
+    limit: typeof limit === 'string' ? limit : undefined,
+  };
+}
 
 export function playerPages({ signedInRoute, domain: { players }, done, takeNotice }: WebRoutes): void {
-  const playerList = async (ctx: Context) => (await players.list(who(ctx).account.id)).map(playerView);
+  /** A page of the players as the page shows them: `query` is the request's (none: the first page). */
+  const playerList = async (ctx: Context, query: Readonly<Record<string, unknown>> = {}) => {
+    const page = await players.list(who(ctx).account.id, query);
+    return { players: page.players.map(playerView), nextCursor: page.nextCursor };
+  };
   for (const [verb, status] of [
     ['disable', 'disabled'],
     ['enable', 'active'],
   ] as const) {
+    // The form's action carries the list's page it was on (cursor, limit), to go back to it: the
+    // address is always /players, only its query comes from the request (checked when it is read).
     signedInRoute(`/players/:playerId/${verb}`, {
       POST: async (ctx) => {
         const player = await players.setStatus(actor(ctx), ctx.params.playerId as string, status);
@@ -18,14 +34,15 @@ export function playerPages({ signedInRoute, domain: { players }, done, takeNoti
           status === 'disabled'
             ? `Disabled ${player.username}: their tokens answer 403 ACCESS_DENIED from the next call, and they cannot sign in.`
             : `Enabled ${player.username} again.`;
-        await done(ctx, '/players', notice);
+        await done(ctx, `/players${playersPlaceQuery(placeOf(ctx))}`, notice);
       },
     });
   }
   signedInRoute('/players', {
     GET: async (ctx) => {
+      const list = await playerList(ctx, ctx.query);
       const view = frame(who(ctx), 'Sandbox players', { notice: await takeNotice(ctx) });
-      sendPage(ctx, 200, playersPage(view, who(ctx).session.csrf, await playerList(ctx)));
+      sendPage(ctx, 200, playersPage(view, who(ctx).session.csrf, list, placeOf(ctx)));
     },
     POST: async (ctx) => {
       const { fields } = form(ctx);
@@ -36,7 +53,7 @@ export function playerPages({ signedInRoute, domain: { players }, done, takeNoti
       } catch (error) {
         const { status, reason } = refused(ctx, error);
         const view = frame(who(ctx), 'Sandbox players', { error: reason });
-        sendPage(ctx, status, playersPage(view, who(ctx).session.csrf, await playerList(ctx), input));
+        sendPage(ctx, status, playersPage(view, who(ctx).session.csrf, await playerList(ctx), {}, input));
       }
     },
   });
