@@ -42,6 +42,20 @@ export function memoryStore(): KeyValueStore {
         values.set(key, { value: String(next), expires: expiry(ttl) });
       }
     },
+    putFiled: async (key, value, ttl, setKey) => {
+      const entry = live(setKey);
+      const set = entry?.value instanceof Set ? entry.value : new Set<string>();
+      set.add(key);
+      values.set(setKey, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
+      values.set(key, { value, expires: expiry(ttl) });
+    },
+    swap: async (key, { from, to, ttlSeconds }, claim) => {
+      const value = live(key)?.value;
+      if (typeof value !== 'string' || !value.startsWith(from) || live(claim.key)) return false;
+      values.set(claim.key, { value: claim.value, expires: expiry(claim.ttlSeconds) });
+      values.set(key, { value: to, expires: expiry(ttlSeconds) });
+      return true;
+    },
     getMany: async (keys) =>
       keys.map((key) => {
         const value = live(key)?.value;

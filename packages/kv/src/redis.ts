@@ -20,6 +20,7 @@ export interface RedisStoreOptions {
 
 /** The ioredis client of a store: one connection (single, Sentinel) or a Cluster's. */
 export type RedisClient = Redis | Cluster;
+type Multi = ReturnType<RedisClient['multi']>;
 
 // Kept off the KeyValueStore interface: only a few packages (such as throttle, which runs
 // rate-limiter-flexible on it) need the client itself, and they reach it through redisClientOf.
@@ -102,6 +103,30 @@ export function redisStore(
         );
         if (failed.size) throw new CountersNotAdded(failed);
       }),
+    putFiled: (key, value, ttl, setKey) =>
+      guard(async () => {
+        const put = (multi: Multi) => (ttl ? multi.set(sent(key), value, 'EX', ttl) : multi.set(sent(key), value));
+        const filed = addMember(redis.multi(), sent(setKey), key, ttl);
+        if (bySlot([key, setKey]).size === 1) return execOrThrow(put(filed));
+        await execOrThrow(filed);
+        await execOrThrow(put(redis.multi()));
+      }),
+    swap: (key, { from, to, ttlSeconds }, claim, { durable = false } = {}) =>
+      guard(async () => {
+        const keys = [sent(key), sent(claim.key)];
+        const args = [from, claim.value, claim.ttlSeconds, to, ttlSeconds];
+        if (!durable || waitReplicas === 0) return (await redis.eval(swapScript, 2, ...keys, ...args)) !== null;
+        try {
+          const swap = redis.pipeline().eval(swapScript, 2, ...keys, ...args);
+          const [previous] = await onReplicas(swap, waitReplicas, waitMs);
+          return previous !== null;
+        } catch (error) {
+          // Taken back only while the value is still the one this call wrote.
+          const previous = error instanceof NotReplicated ? error.replies[0] : null;
+          if (typeof previous === 'string') await redis.eval(undoSwapScript, 2, ...keys, to, previous).catch(() => {});
+          throw error;
+        }
+      }),
     getMany: (keys) =>
       guard(async () => {
         if (keys.length === 0) return [];
@@ -121,12 +146,7 @@ export function redisStore(
         if (!cluster) return void (await redis.del(keys.map(sent)));
         await Promise.all([...bySlot(keys).values()].map((group) => redis.del(group.map(([key]) => key))));
       }),
-    addToSet: (key, member, ttl) =>
-      guard(async () => {
-        const multi = redis.multi().sadd(sent(key), member);
-        if (ttl) multi.expire(sent(key), ttl, 'GT').expire(sent(key), ttl, 'NX');
-        await execOrThrow(multi);
-      }),
+    addToSet: (key, member, ttl) => guard(() => execOrThrow(addMember(redis.multi(), sent(key), member, ttl))),
     members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {
@@ -148,6 +168,22 @@ export function redisStore(
   clients.set(store, redis);
   return store;
 }
+
+// KEYS[1] the value compared and replaced, KEYS[2] the claim. Answers the value replaced, or nil.
+const swapScript = `
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, string.len(ARGV[1])) ~= ARGV[1] then return nil end
+if not redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3], 'NX') then return nil end
+redis.call('SET', KEYS[1], ARGV[4], 'EX', ARGV[5])
+return current`;
+
+// Puts back the value a swap replaced (ARGV[2]) while its replacement (ARGV[1]) is still there.
+const undoSwapScript = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  redis.call('DEL', KEYS[2])
+end
+return 1`;
 
 /** Counts a store could not add (its store error's cause): keep them for the next try. */
 export class CountersNotAdded extends Error {
@@ -208,7 +244,14 @@ async function onReplicas(pipeline: ReturnType<RedisClient['pipeline']>, replica
   return replies;
 }
 
-async function execOrThrow(multi: ReturnType<RedisClient['multi']>): Promise<void> {
+/** SADD, keeping the set at least ttl seconds longer (GT extends a longer-lived one, NX a new one). */
+function addMember(multi: Multi, setKey: string, member: string, ttl?: number) {
+  multi.sadd(setKey, member);
+  if (ttl) multi.expire(setKey, ttl, 'GT').expire(setKey, ttl, 'NX');
+  return multi;
+}
+
+async function execOrThrow(multi: Multi): Promise<void> {
   const results = await multi.exec();
   const failed = results?.find(([error]) => error);
   if (!results || failed) throw failed?.[0] ?? new Error('transaction discarded');

@@ -1,3 +1,10 @@
+/** A value to store under a key for a time. */
+export interface Entry {
+  key: string;
+  value: string;
+  ttlSeconds: number;
+}
+
 export interface WriteOptions {
   /**
    * A write a failover must not lose (a code or refresh token used, an app's version bump): with
@@ -15,7 +22,25 @@ export interface KeyValueStore {
   put(key: string, value: string, ttlSeconds?: number): Promise<void>;
   /** Stores the value only if the key does not exist; true when this call stored it. Atomic. */
   putIfAbsent(key: string, value: string, ttlSeconds?: number, options?: WriteOptions): Promise<boolean>;
+  /**
+   * Files the key in a set (keeping the set at least as long as the value), then stores the value:
+   * one atomic step off Cluster or when both share a slot, otherwise the set first, so a value is
+   * never stored unfiled.
+   */
+  putFiled(key: string, value: string, ttlSeconds: number | undefined, setKey: string): Promise<void>;
   getMany(keys: string[]): Promise<(string | null)[]>;
+  /**
+   * A compare-and-swap that also claims: when the value at key begins with `change.from` and
+   * claim.key is absent, stores `change.to` at key and the claim in one atomic step and answers
+   * true; otherwise writes nothing and answers false. The claim's key shares the key's hash tag.
+   * With `durable`, a swap the replicas did not acknowledge is undone (best effort) and fails.
+   */
+  swap(
+    key: string,
+    change: { from: string; to: string; ttlSeconds: number },
+    claim: Entry,
+    options?: WriteOptions,
+  ): Promise<boolean>;
   /** Adds one to the integer at key (0 when absent) and returns it. Atomic. */
   increment(key: string, options?: WriteOptions): Promise<number>;
   /**

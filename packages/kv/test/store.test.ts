@@ -67,6 +67,37 @@ for (const [name, open] of stores) {
       assert.deepEqual(await store.getMany(['twice', 'none', 'twice']), ['v', null, 'v']);
     });
 
+    test('putFiled stores a value and files its key in a set', async () => {
+      await store.putFiled('entry:{f1}', 'v', 60, 'index:{f1}');
+      await store.putFiled('entry:{f2}', 'w', undefined, 'index:{f1}');
+      assert.deepEqual(await store.getMany(['entry:{f1}', 'entry:{f2}']), ['v', 'w']);
+      assert.deepEqual((await store.members('index:{f1}')).sort(), ['entry:{f1}', 'entry:{f2}']);
+    });
+
+    test('swap replaces a value that begins as expected and claims, or writes nothing', async () => {
+      const swap = (from: string, to: string) =>
+        store.swap(
+          'family:{s1}',
+          { from: `{"id":"${from}",`, to: `{"id":"${to}","n":1}`, ttlSeconds: 60 },
+          { key: `family:{s1}:${from}:used`, value: '1', ttlSeconds: 60 },
+        );
+      assert.equal(await swap('t0', 't1'), false, 'nothing to compare with');
+      assert.deepEqual(await store.getMany(['family:{s1}', 'family:{s1}:t0:used']), [null, null]);
+      await store.put('family:{s1}', '{"id":"t0","n":0}', 60);
+      assert.equal(await swap('t9', 't1'), false, 'another value');
+      assert.equal(await swap('t', 't1'), false, 'a prefix of the id is not the id');
+      assert.deepEqual(await store.getMany(['family:{s1}']), ['{"id":"t0","n":0}']);
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => swap('t0', `t1-${i}`)));
+      assert.equal(results.filter(Boolean).length, 1, 'of 20 concurrent swaps exactly one wins');
+      const winner = results.indexOf(true);
+      assert.deepEqual(await store.getMany(['family:{s1}', 'family:{s1}:t0:used']), [
+        `{"id":"t1-${winner}","n":1}`,
+        '1',
+      ]);
+      await store.put('family:{s1}', '{"id":"t0","n":0}', 60);
+      assert.equal(await swap('t0', 't2'), false, 'the claim is held: a value put back is not swapped again');
+    });
+
     test('ping answers while the store does', async () => {
       await store.ping();
     });
@@ -100,6 +131,30 @@ describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis
       assert.deepEqual(await store.getMany(['used:{c1}']), [null], 'a retry may claim again');
       assert.equal(await store.putIfAbsent('plain:{c1}', '1', 60), true, 'a claim that is not durable does not wait');
       await assert.rejects(store.increment('version:{a1}', { durable: true }), DependencyUnavailableError);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a durable swap no replica acknowledged fails and is undone', async () => {
+    const store = redisStore(redisUrl as string, { prefix, timeoutMs: 400, waitReplicas: 1 });
+    await store.ready();
+    try {
+      await store.put('family:{s2}', '{"id":"t0"}', 60);
+      const swap = () =>
+        store.swap(
+          'family:{s2}',
+          { from: '{"id":"t0"', to: '{"id":"t1"}', ttlSeconds: 60 },
+          { key: 'family:{s2}:t0:used', value: '1', ttlSeconds: 60 },
+          { durable: true },
+        );
+      await assert.rejects(swap(), DependencyUnavailableError);
+      assert.deepEqual(
+        await store.getMany(['family:{s2}', 'family:{s2}:t0:used']),
+        ['{"id":"t0"}', null],
+        'a retry may swap',
+      );
+      assert.ok(((await redisClientOf(store)?.ttl('family:s2')) ?? 0) > 0, 'the value keeps a time to live');
     } finally {
       await store.close();
     }

@@ -84,6 +84,22 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
     assert.equal(claims.filter(Boolean).length, 1);
     assert.equal(await store.increment('app-version:{a1}', { durable: true }), 1);
   });
+
+  test("a durable swap runs in its tag's slot; of 50 concurrent swaps one wins", async () => {
+    await store.put('family:{g9}', '{"id":"t0"}', 60);
+    const swaps = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        store.swap(
+          'family:{g9}',
+          { from: '{"id":"t0"', to: `{"id":"t${i + 1}"}`, ttlSeconds: 60 },
+          { key: 'family:{g9}:t0:used', value: '1', ttlSeconds: 60 },
+          { durable: true },
+        ),
+      ),
+    );
+    assert.equal(swaps.filter(Boolean).length, 1);
+    assert.deepEqual(await store.getMany(['family:{g9}']), [`{"id":"t${swaps.indexOf(true) + 1}"}`]);
+  });
 });
 
 describe('the store on a Sentinel-watched primary', { skip: needsRedisBinaries }, () => {

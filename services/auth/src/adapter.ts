@@ -40,8 +40,8 @@ const grantKey = (grantId: string) => `oidc:grant:${hashTag(grantId)}`;
 
 /** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
 export interface StoreFamilies {
-  /** Files a key under its grant, keeping the index at least ttlSeconds longer. */
-  index(grantId: string, key: string, ttlSeconds?: number): Promise<void>;
+  /** Stores an entry filed under its grant (the index first: nothing is stored unfiled). */
+  save(grantId: string, key: string, value: string, ttlSeconds?: number): Promise<void>;
   /** Ends the grant's consent (PostgreSQL first), then deletes everything filed under the grant. */
   revoke(grantId: string): Promise<void>;
 }
@@ -61,7 +61,7 @@ export function storeFamilies(store: KeyValueStore, hooks: AdapterHooks): StoreF
     await store.delete([...keys, grantKey(grantId)]);
   };
   return {
-    index: (grantId, key, ttlSeconds) => store.addToSet(grantKey(grantId), key, ttlSeconds),
+    save: (grantId, key, value, ttlSeconds) => store.putFiled(key, value, ttlSeconds, grantKey(grantId)),
     revoke(grantId) {
       let pending = revoking.get(grantId);
       if (!pending) {
@@ -85,9 +85,9 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
       // A code is redeemable for 120 s (its exp), but kept as long as its grant can live, so that
       // presenting it again later is still recognised as a replay and revokes the grant.
       const keepFor = this.model === 'AuthorizationCode' ? codeMemorySeconds : expiresIn;
-      await store.put(key, JSON.stringify(payload), keepFor);
       const grantId = this.model === 'Grant' ? id : payload.grantId;
-      if (grantId) await families.index(grantId, key, keepFor);
+      if (grantId) await families.save(grantId, key, JSON.stringify(payload), keepFor);
+      else await store.put(key, JSON.stringify(payload), keepFor);
       if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);
       if (payload.userCode) await store.put(entryKey(`${this.model}:userCode`, payload.userCode), id, expiresIn);
     }

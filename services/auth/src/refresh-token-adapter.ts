@@ -4,9 +4,17 @@
 // earlier token of a live family, answered as consumed, and the provider revokes the family, without
 // the store keeping any rotated token. Before, every rotation left its token (about 0.6 KB) and a
 // consumed marker for 30 days (measured: docs/oauth.md, Storage).
+//
+// A rotation is one atomic write: the provider consumes the presented token, then saves the next;
+// the consume only notes the presented token (for this request), and the save swaps the family's
+// record from the presented token to the next only if the record still names the presented one,
+// claiming its consumed marker in the same step. Of concurrent rotations of one token exactly one
+// swaps; the others find the record moved on and are answered as a replay, as a lost claim was.
+// The marker is still claimed so that a process of the previous release, which claims it on
+// consume, and this one exclude each other during a rolling release.
 import { randomBytes } from 'node:crypto';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
-import { errors } from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { Payload, StoreFamilies } from './adapter.ts';
 
 /** The id of a family's refresh token: its grant, its rotation (0 for the first) and 192 random bits. */
@@ -32,14 +40,43 @@ interface FamilyRecord {
   payload: Payload;
 }
 
+// What a record begins with: JSON.stringify writes the id first, and an id needs no escaping.
+const recordOf = (id: string, payload: Payload) => JSON.stringify({ id, payload } satisfies FamilyRecord);
+const namesToken = (id: string) => `{"id":"${id}",`;
+
+/** The refresh token each request has consumed and not yet replaced, by the request's context. */
+const presentedIn = new WeakMap<object, string>();
+
 export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilies) {
+  /** The family moves from the presented token to the next, or the request is a replay. */
+  const rotate = async (presented: string, grantId: string, next: string, payload: Payload, expiresIn: number) => {
+    const now = String(Math.floor(Date.now() / 1000));
+    const swapped = await store.swap(
+      familyKey(grantId),
+      { from: namesToken(presented), to: recordOf(next, payload), ttlSeconds: expiresIn },
+      { key: consumedKey(presented, grantId), value: now, ttlSeconds: consumedSeconds },
+      // Durable: a failover must not lose the rotation and let the presented token be used again.
+      { durable: true },
+    );
+    if (swapped) return;
+    // Another request rotated it between the provider's check and now: treat as a replay.
+    await families.revoke(grantId);
+    throw new errors.InvalidGrant('refresh token already consumed');
+  };
+
   return {
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
       const { grantId } = parse(id) ?? {};
       if (!grantId) throw new Error('a refresh token id names its grant');
-      const record: FamilyRecord = { id, payload };
-      await store.put(familyKey(grantId), JSON.stringify(record), expiresIn);
-      await families.index(grantId, familyKey(grantId), expiresIn);
+      const request = Provider.ctx;
+      const presented = request && presentedIn.get(request);
+      if (request && presented && parse(presented)?.grantId === grantId && expiresIn) {
+        presentedIn.delete(request);
+        // The index already holds the family's key, kept as long by the grant's save in this
+        // rotation (rotateFamily, grants/refresh-token.ts).
+        return rotate(presented, grantId, id, payload, expiresIn);
+      }
+      await families.save(grantId, familyKey(grantId), recordOf(id, payload), expiresIn);
     },
 
     async find(id: string): Promise<Payload | undefined> {
@@ -58,6 +95,13 @@ export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilie
     async consume(id: string): Promise<void> {
       const token = parse(id);
       if (!token) throw new errors.InvalidGrant('refresh token not found');
+      // In a request the save of the next token consumes it (rotate); a token consumed and never
+      // replaced (the request failed before) stays usable, as nothing was issued for it.
+      const request = Provider.ctx;
+      if (request) {
+        presentedIn.set(request, id);
+        return;
+      }
       const now = String(Math.floor(Date.now() / 1000));
       // Durable: a failover must not lose the mark and let the token be used again.
       const claimed = await store.putIfAbsent(consumedKey(id, token.grantId), now, consumedSeconds, { durable: true });
