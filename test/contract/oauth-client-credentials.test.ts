@@ -176,6 +176,46 @@ describe('client credentials', () => {
     assert.equal(answer.json.token_type, 'Bearer');
   });
 
+  test("the token served ahead of the provider is the provider's: the same answer, header and claims", async () => {
+    // client_secret_basic with a plain form is answered by the platform's own grant (app-tokens.ts);
+    // client_secret_post goes on to the provider. Both must be indistinguishable to an app.
+    const { clientId, clientSecret } = await createTestApp(prisma(), { scopes: ['city.public.read'] });
+    const served = await token(
+      { authorization: basicAuth(clientId, clientSecret) },
+      form({ grant_type: 'client_credentials' }),
+    );
+    const provided = await token(
+      {},
+      form({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
+    );
+    for (const answer of [served, provided]) assert.equal(answer.status, 200, answer.text);
+    const headers = (answer: typeof served) =>
+      Object.fromEntries(
+        [...answer.headers].filter(([name]) => !['date', 'x-request-id', 'content-length'].includes(name)),
+      );
+    assert.deepEqual(headers(served), headers(provided));
+    const shape = (answer: typeof served) => ({ ...answer.json, access_token: typeof answer.json.access_token });
+    assert.deepEqual(shape(served), shape(provided));
+    assert.deepEqual(
+      decodeProtectedHeader(served.json.access_token),
+      decodeProtectedHeader(provided.json.access_token),
+    );
+    const [a, b] = [decodeJwt(served.json.access_token), decodeJwt(provided.json.access_token)];
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort());
+    for (const claim of ['sub', 'client_id', 'scope', 'iss', 'aud', 'env', 'csid'])
+      assert.deepEqual(a[claim], b[claim], claim);
+    assert.equal((a.exp ?? 0) - (a.iat ?? 0), (b.exp ?? 0) - (b.iat ?? 0));
+    assert.match(String(a.jti), /^[\w-]{43}$/);
+    assert.match(String(b.jti), /^[\w-]{43}$/);
+    const jwks = createRemoteJWKSet(new URL(`${platform.internal}/jwks.json`));
+    await jwtVerify(served.json.access_token, jwks, { issuer: platform.base, audience: platform.base, typ: 'at+jwt' });
+    // The api takes it as it takes the provider's.
+    const cities = await call(platform.base, '/cities?limit=100', {
+      headers: { authorization: `Bearer ${served.json.access_token}` },
+    });
+    assert.equal(cities.status, 200, cities.text);
+  });
+
   test('using both authentication methods at once is invalid_request', async () => {
     const { clientId, clientSecret } = await createTestApp(prisma());
     const answer = await token(

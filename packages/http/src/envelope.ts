@@ -20,6 +20,8 @@ export interface ReadyAnswer {
   status: number;
   contentType: string;
   body: Buffer;
+  /** Headers beyond the common ones, as name, value, name, value… */
+  headers?: readonly string[];
 }
 
 /** A value serialized once into a ready JSON answer. */
@@ -47,6 +49,7 @@ function finish(ctx: Context, requestId: string): void {
     answer.contentType,
     'Content-Length',
     String(answer.body.length),
+    ...(answer.headers ?? []),
   ]);
   ctx.res.end(answer.body);
 }

@@ -1,16 +1,17 @@
-import { flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/apps';
+import { type AppDirectory, appDirectory, flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient, Query } from '@devplat/db';
 import { apiApp, type Closer, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
-import type { Tracing } from '@devplat/tracing';
+import { noopTracing, type Tracing } from '@devplat/tracing';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import mount from 'koa-mount';
 import type Provider from 'oidc-provider';
+import { appTokens } from './grants/app-tokens.ts';
 import { buildInternalApp } from './internal.ts';
 import { authorizationServerMetadata } from './metadata.ts';
 import { oauthTelemetry } from './oauth-telemetry.ts';
@@ -49,14 +50,16 @@ export interface AuthService {
 }
 
 export function buildAuthService(deps: AuthDependencies): AuthService {
-  const provider = createProvider(deps);
+  // One directory (one cache of apps) for the provider and the grant served ahead of it.
+  const apps = appDirectory(deps.prisma, deps.store, deps.metrics);
+  const provider = createProvider({ ...deps, apps });
   // Each app's tokens and each secret's last use, for operators (show-app): the token endpoint
   // notes them in memory, the timers write them to Redis and PostgreSQL.
   const usage = tokenUsage(deps.store, { prisma: deps.prisma, log: deps.logger.child({ part: 'usage' }) });
   const flushing = flushUsageEvery(usage, deps.config.usage);
   if (deps.metrics) watchSigningKeyAge(deps.metrics, deps.store, deps.secrets);
   return {
-    api: buildTokenApp(deps, provider, usage),
+    api: buildTokenApp(deps, provider, usage, apps),
     playerClient: buildPlayerClientApp({
       config: deps.config,
       pairwiseSecret: deps.secrets.pairwiseSecret,
@@ -76,6 +79,7 @@ function buildTokenApp(
   { config, secrets, prisma, logger, metrics, tracing }: AuthDependencies,
   provider: Provider,
   usage: TokenUsage,
+  apps: AppDirectory,
 ): Koa {
   const telemetry = oauthTelemetry(metrics, tracing, usage);
   const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider));
@@ -87,7 +91,10 @@ function buildTokenApp(
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  operation(router, `${wirePrefix}/oauth/token`, { POST: [...on, telemetry, answers.token, toProvider] });
+  const appTokensFirst = appTokens({ config, secrets, apps, tracing: tracing ?? noopTracing });
+  operation(router, `${wirePrefix}/oauth/token`, {
+    POST: [...on, telemetry, answers.token, appTokensFirst, toProvider],
+  });
   operation(router, `${wirePrefix}/oauth/revoke`, { POST: [...on, telemetry, answers.revocation, toProvider] });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });

@@ -38,9 +38,11 @@ const grantTypes = new Set(['client_credentials', 'authorization_code', 'refresh
 
 const endpointOf = (ctx: Context) => (ctx.path.endsWith('/revoke') ? 'revocation' : 'token');
 
-/** The grant type the provider read from the request ('unknown' when it read none). */
+/** The grant type the provider read from the request, or the one served ahead of it ('unknown': none). */
 function grantTypeOf(ctx: Context): string {
-  const grantType = (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type;
+  const grantType =
+    (ctx as { oidc?: { params?: { grant_type?: unknown } } }).oidc?.params?.grant_type ??
+    tokenRequestFacts(ctx).grantType;
   return typeof grantType === 'string' ? grantType : 'unknown';
 }
 

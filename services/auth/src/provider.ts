@@ -4,7 +4,7 @@
 // lives in a file named for it (client-authentication.ts, grants/*.ts, token-claims.ts,
 // revoked-grants.ts, revocation.ts), and the hooks below only call it; every rewrite of the
 // provider's own answers is in provider-answers.ts.
-import { appDirectory } from '@devplat/apps';
+import { type AppDirectory, appDirectory } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
@@ -30,6 +30,8 @@ export interface ProviderDependencies {
   store: KeyValueStore;
   metrics?: Metrics;
   tracing?: Tracing;
+  /** The app directory to share with the token endpoint's own grant (app-tokens.ts); one of its own otherwise. */
+  apps?: AppDirectory;
 }
 
 export function createProvider({
@@ -40,10 +42,10 @@ export function createProvider({
   store,
   metrics,
   tracing = noopTracing,
+  apps = appDirectory(prisma, store, metrics),
 }: ProviderDependencies): Provider {
   const consents = consentOfGrant(query, metrics);
   const resource = config.baseUrl.href;
-  const apps = appDirectory(prisma, store, metrics);
   const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
   const StoreAdapter = storeAdapter(store, families);
   const refreshTokens = refreshTokenAdapter(store, families);
