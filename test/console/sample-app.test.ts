@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '@devplat/test/browser';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { freePort, type RunningProcess, runProcess } from '@devplat/test/process';
+import { refreshAtSampleApp, signInAtSampleApp, signOutAtSampleApp } from '@devplat/test/sample-apps';
 import { eventually, postForgedWebhook } from '@devplat/test/webhook-receiver';
 import type { Browser } from 'playwright-core';
 
@@ -37,7 +38,9 @@ before(async () => {
   await eventually(() => output().includes('Press Ctrl-C to stop.') && /\[listen\] Ready/.test(output()), 60_000);
 });
 after(async () => {
-  sample?.child.kill('SIGINT');
+  // SIGTERM: the npm-script wrapper passes it on to the app (a SIGINT sent to the wrapper alone is not).
+  sample?.child.kill('SIGTERM');
+  await sample?.done;
   await browser?.close();
   await platform?.close();
   rmSync(scratch, { recursive: true, force: true });
@@ -50,20 +53,7 @@ describe('the sample app', () => {
     assert.ok(username && password, output());
 
     const page = await browser.newPage();
-    await page.goto(origin);
-    await page.getByRole('link', { name: 'Sign in with the Developer Platform' }).click();
-    // The platform's player client: sign in, then the consent screen.
-    assert.equal(new URL(page.url()).origin, platform.playerClient);
-    await page.getByLabel('Username').fill(username);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Allow' }).click();
-
-    await page.waitForURL(`${origin}/`);
-    await page.getByText('Signed in.').waitFor();
-    assert.equal(await page.getByTestId('display-name').textContent(), 'Sam Sample');
-    assert.match((await page.getByTestId('sub').textContent()) ?? '', /^ps_[\w-]{32}$/);
-    assert.ok((await page.getByRole('list', { name: 'Cities' }).getByRole('listitem').count()) > 0);
+    await signInAtSampleApp(page, origin, platform.playerClient, { username, password, displayName: 'Sam Sample' });
 
     // consent.granted, through devplat listen, verified by the app.
     await eventually(async () => {
@@ -71,13 +61,8 @@ describe('the sample app', () => {
       return (await page.getByRole('cell', { name: 'consent.granted' }).count()) === 1;
     }, 20_000);
 
-    await page.getByRole('button', { name: 'Refresh tokens' }).click();
-    await page.getByText('Refreshed: a new access token and a new refresh token.').waitFor();
-    assert.equal(await page.getByTestId('display-name').textContent(), 'Sam Sample', 'the new token works');
-
-    await page.getByRole('button', { name: 'Sign out (revoke)' }).click();
-    await page.getByText('Signed out: the tokens are revoked.').waitFor();
-    await page.getByRole('link', { name: 'Sign in with the Developer Platform' }).waitFor();
+    await refreshAtSampleApp(page, 'Sam Sample');
+    await signOutAtSampleApp(page);
     await eventually(async () => {
       await page.reload();
       return (await page.getByRole('cell', { name: 'token_revocation' }).count()) === 1;

@@ -4,7 +4,7 @@
 // signs in and presses Allow over HTTP (test/support/players.ts); the libraries build the
 // authorization URL with PKCE, redeem the code, refresh and revoke.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
@@ -13,6 +13,7 @@ import { createTestApp } from '@devplat/test/apps';
 import { type Answer, assertProblem, call } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { consentOverHttp, createPlayer } from '@devplat/test/players';
+import { authlibVersion, python, skipWithoutAuthlib } from '@devplat/test/python';
 
 const redirectUri = 'http://127.0.0.1:9/callback';
 const userScope = 'city.public.read profile.basic.read';
@@ -60,14 +61,7 @@ function assertTokenFacts(facts: TokenFacts, scope: string, refresh: boolean) {
   assert.deepEqual(facts, { token_type: 'Bearer', expires_in: 300, scope, has_refresh_token: refresh });
 }
 
-const authlibImport = spawnSync('/usr/bin/python3', ['-c', 'import authlib, requests; print(authlib.__version__)'], {
-  encoding: 'utf8',
-});
-const authlibVersion = authlibImport.status === 0 ? authlibImport.stdout.trim() : undefined;
-
-describe(`Python Authlib ${authlibVersion ?? '(not installed)'}, OAuth2Session`, {
-  skip: authlibVersion ? false : 'Debian python3-authlib and python3-requests are not installed (apt-get install)',
-}, () => {
+describe(`Python Authlib ${authlibVersion ?? '(not installed)'}, OAuth2Session`, { skip: skipWithoutAuthlib }, () => {
   // biome-ignore lint/suspicious/noExplicitAny: the harness's JSON lines
   type Step = Record<string, any>;
   const steps = new Map<string, Step>();
@@ -76,7 +70,7 @@ describe(`Python Authlib ${authlibVersion ?? '(not installed)'}, OAuth2Session`,
   // The harness runs the whole lifecycle once; the tests below read what it saw at each step.
   before(async () => {
     const app = await appAndPlayer();
-    const child = spawn('/usr/bin/python3', [new URL('../interop/authlib_lifecycle.py', import.meta.url).pathname], {
+    const child = spawn(python, [new URL('../interop/authlib_lifecycle.py', import.meta.url).pathname], {
       env: {
         ...process.env,
         AUTHLIB_INSECURE_TRANSPORT: '1',
