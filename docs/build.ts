@@ -1,6 +1,6 @@
 // npm run docs:build [-- <directory>]: the developer documentation as static files (default
 // .data/docs), which the console serves at {console_url}/docs and any web server can serve too:
-//   index.html            what is here
+//   index.html            the docs home: "Get a token in 5 minutes", then every page below
 //   api-1.1.0.html        the public API's reference (the current contract), Redocly build-docs
 //   api-1.0.0.html        the previous contract's
 //   console-api.html      the console JSON API's (devplat and scripts)
@@ -24,7 +24,9 @@ export const defaultDocsDir = join(repoRoot, '.data/docs');
 interface Page {
   file: string;
   title: string;
+  /** One line on the docs home: what the page is for. */
   what: string;
+  kind: 'guide' | 'reference';
 }
 
 // Redoc shows Redocly's logo from their CDN; the page asks no other origin for anything, so the
@@ -51,7 +53,7 @@ const docsLayout = siteLayout({ name: 'Developer Platform docs', width: '52rem' 
 const page = (title: string, main: Html) =>
   docsLayout({
     title,
-    header: html`<nav aria-label="Docs"><a href="./">Developer Platform docs</a></nav>`,
+    header: html`<nav aria-label="Docs"><a href="./">Developer Platform docs</a><a href="/">Developer console</a></nav>`,
     main,
   }).toString();
 
@@ -66,13 +68,18 @@ export function buildDocs(out: string): Page[] {
     const file = `api-${version}.html`;
     const title = `Developer Platform API ${version}`;
     reference(`developer-platform-${version}.yaml`, file, title, out);
-    pages.push({ file, title, what: index === 0 ? 'the current contract' : 'the previous contract' });
+    const what =
+      index === 0
+        ? 'The current contract: every operation with an example of each request and answer, the OAuth 2.0 flows and the scopes.'
+        : `The previous contract, ${version}.`;
+    pages.push({ file, title, what, kind: 'reference' });
   }
   reference('console-api-1.0.0.yaml', 'console-api.html', 'Developer console API 1.0.0', out);
   pages.push({
     file: 'console-api.html',
     title: 'Developer console API 1.0.0',
-    what: 'what devplat and your scripts call',
+    what: 'The developer console’s JSON API: what devplat and your scripts call to manage apps and sandbox players.',
+    kind: 'reference',
   });
   for (const name of readdirSync(guidesDir)
     .filter((entry) => entry.endsWith('.md'))
@@ -82,11 +89,59 @@ export function buildDocs(out: string): Page[] {
     const file = `guide-${name.replace(/\.md$/, '')}.html`;
     // The guides are this repository's own Markdown: their HTML is trusted as marked writes it.
     writeFileSync(join(out, file), page(title, new Html(marked.parse(markdown, { async: false }))));
-    pages.push({ file, title, what: 'a guide' });
+    pages.push({ file, title, what: firstSentence(markdown), kind: 'guide' });
   }
-  const list = pages.map((each) => html`<li><a href="${each.file}">${each.title}</a>: ${each.what}</li>`);
-  writeFileSync(join(out, 'index.html'), page('Contents', html`<h1>Developer Platform docs</h1><ul>${list}</ul>`));
+  writeFileSync(join(out, 'index.html'), page('Developer Platform docs', docsHome(pages)));
   return pages;
+}
+
+/** A guide's one line: the first sentence of its first paragraph, after the title. */
+const firstSentence = (markdown: string) =>
+  /^# .+\n+(.+?[.!?])(?:\s|$)/m.exec(markdown)?.[1]?.replaceAll('`', '') ?? '';
+
+/**
+ * The guide's first sample (a client-credentials token with curl, then /cities), as the docs home's
+ * two steps: the same commands as the guide, which test/console/guides.test.ts runs.
+ */
+function firstTokenCommands(): { token: string; cities: string } {
+  const guide = readFileSync(join(guidesDir, 'app-developer.md'), 'utf8');
+  const sample = /<!-- sample: client-credentials -->\s*```sh\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+  const [token, cities, ...more] = sample.trim().split(/\n\s*\n/);
+  if (!token || !cities || more.length) {
+    throw new Error(
+      'docs/guides/app-developer.md: the client-credentials sample must be a token command, then a /cities one',
+    );
+  }
+  return { token, cities };
+}
+
+/** The docs home: a first token and call in a few steps, then every guide and reference with its line. */
+function docsHome(pages: Page[]): Html {
+  const { token, cities } = firstTokenCommands();
+  const links = (kind: Page['kind']) =>
+    pages
+      .filter((each) => each.kind === kind)
+      .map((each) => html`<li><a href="${each.file}">${each.title}</a>: ${each.what}</li>`);
+  return html`<h1>Developer Platform docs</h1>
+<h2 id="get-a-token">Get a token in 5 minutes</h2>
+<ol>
+<li>Create a sandbox app with the <code>city.public.read</code> scope: in the <a href="/apps/new">developer console</a>
+(Apps, then Create app), or with <code>devplat apps create --name "My app" --scope city.public.read</code>.</li>
+<li>Copy its client ID and client secret (the secret is shown only once) into your shell, with the API's base URL
+(the app's page in the console shows it under First call):
+<pre><code>export BASE_URL=http://127.0.0.1:8080/developer/v1  # npm start's
+export CLIENT_ID=svc_...
+export CLIENT_SECRET=svs_...</code></pre></li>
+<li>Get an app token (client credentials; it lasts 5 minutes):
+<pre><code>${token}</code></pre></li>
+<li>Call the city registry with it: it prints every city's name.
+<pre><code>${cities}</code></pre></li>
+</ol>
+<p>These need curl and jq. The same in JavaScript and Python, and players signing in, are in the guide below.</p>
+<h2>Guides</h2>
+<ul>${links('guide')}</ul>
+<h2>API reference</h2>
+<ul>${links('reference')}</ul>`;
 }
 
 if (import.meta.main) {

@@ -77,9 +77,13 @@ function ensureDependencies(env) {
 function ensureDocs(env) {
   const out = resolve(root, env.DATA_DIR || '.data', 'docs');
   const built = join(out, 'index.html');
-  const sources = ['packages/contract/openapi', 'docs/guides'].flatMap((dir) =>
-    readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
-  );
+  // What the pages are made of, and what makes them (a new docs home comes with build.ts).
+  const sources = [
+    join(root, 'docs/build.ts'),
+    ...['packages/contract/openapi', 'docs/guides'].flatMap((dir) =>
+      readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
+    ),
+  ];
   const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
   if (sources.every((source) => statSync(source).mtimeMs < builtAt)) return;
   say('building the docs the console serves at /docs (npm run docs:build)');

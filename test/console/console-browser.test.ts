@@ -1,14 +1,21 @@
 // The developer console's web UI in Chromium: register, create a sandbox app (its secret shown
-// once), rotate and revoke secrets, create a sandbox player, send a test webhook, disable the app,
-// and then run the consent flow with the app and player made in the console up to a GET /me.
+// once, its first call's snippets run as written), rotate and revoke secrets, create a sandbox
+// player, send a test webhook, disable the app, and then run the consent flow with the app and
+// player made in the console up to a GET /me. The navigation's Docs link reaches the docs home.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
 import { hashPassword } from '@devplat/passwords';
 import { useBrowserRig } from '@devplat/test/browser';
 import { call } from '@devplat/test/http';
 import { authorizationRequest, redeemCode } from '@devplat/test/oauth';
 import { createPlayers } from '@devplat/test/players';
+import { runProcess } from '@devplat/test/process';
+import { python, skipWithoutAuthlib } from '@devplat/test/python';
 import type { Page } from 'playwright-core';
+import { buildDocs } from '../../docs/build.ts';
 
 const rig = useBrowserRig();
 
@@ -21,7 +28,47 @@ async function register(page: Page, email: string) {
   await page.getByRole('heading', { name: 'Your sandbox apps' }).waitFor();
 }
 
+/** How each first-call snippet of an app's page runs: its file and command. */
+const snippetRunners = {
+  curl: { file: 'first-call.sh', command: 'bash', args: ['-euo', 'pipefail'] },
+  javascript: { file: 'first-call.mjs', command: process.execPath, args: [] },
+  python: { file: 'first-call.py', command: python, args: [] },
+} as const;
+
+/** Runs a snippet as the developer pastes it, with the client secret in CLIENT_SECRET: what it prints. */
+async function runSnippet(language: keyof typeof snippetRunners, code: string, clientSecret: string) {
+  const { file, command, args } = snippetRunners[language];
+  const dir = mkdtempSync(join(tmpdir(), 'first-call-'));
+  try {
+    writeFileSync(join(dir, file), code);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CLIENT_SECRET: clientSecret };
+    const result = await runProcess(command, [...args, file], { cwd: dir, env }).done;
+    assert.equal(result.code, 0, `${language}: ${result.stderr}`);
+    return result.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The city names the API answers the app, one a line, as the snippets print them. */
+async function cityNames(clientId: string, clientSecret: string): Promise<string> {
+  const token = await call(rig.platform.base, '/oauth/token', {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'city.public.read' }),
+  });
+  const cities = await call(rig.platform.base, '/cities?limit=100', {
+    headers: { authorization: `Bearer ${token.json.access_token}` },
+  });
+  const names = (cities.json.data as { name: string }[]).map((city) => city.name);
+  assert.ok(names.length > 0);
+  return `${names.join('\n')}\n`;
+}
+
 describe('the developer console in Chromium', () => {
+  // The docs the console serves at /docs, as npm start builds them (once the rig has started).
+  before(() => buildDocs(join(rig.platform.dataDir, 'docs')));
+
   test('from registration to a first GET /me with an app and a player made in the console', async () => {
     const context = await rig.browser.newContext();
     const page = await context.newPage();
@@ -50,6 +97,46 @@ describe('the developer console in Chromium', () => {
     // The secret is not on the page any more once it is left.
     await page.goto(`${rig.platform.console}/apps/${clientId}`);
     assert.ok(!(await page.content()).includes(clientSecret));
+
+    // Times read as people write them; the exact instant is the element's datetime and title.
+    const created = page.getByRole('row', { name: /^Created/ }).locator('time');
+    const iso = (await created.getAttribute('datetime')) ?? '';
+    assert.match(iso, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(await created.getAttribute('title'), iso);
+    assert.ok(Math.abs(Date.parse(iso) - Date.now()) < 60_000, 'the app was made just now');
+    const readable = (await created.textContent()) ?? '';
+    assert.match(readable, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} UTC$/);
+    assert.ok(readable.includes(`${iso.slice(0, 4)}, ${iso.slice(11, 16)} UTC`), `${readable} is ${iso}`);
+    assert.equal(await page.locator('time:not([datetime])').count(), 0, 'every time with its instant');
+
+    // Its first call, in three languages: the client id and the API's URLs written in, the secret
+    // read from the environment. Each runs as written and prints the cities.
+    await page.getByRole('heading', { name: 'First call' }).waitFor();
+    const cities = await cityNames(clientId, clientSecret);
+    for (const language of ['curl', 'javascript', 'python'] as const) {
+      const snippet = (await page.getByTestId(`first-call-${language}`).textContent()) ?? '';
+      assert.ok(snippet.includes(clientId), `${language}: the client id`);
+      assert.ok(snippet.includes(`${rig.platform.base}/oauth/token`), `${language}: the token URL`);
+      assert.ok(snippet.includes('CLIENT_SECRET'), `${language}: the secret from the environment`);
+      if (language === 'python' && skipWithoutAuthlib) continue; // python3-requests is missing here
+      assert.equal(await runSnippet(language, snippet, clientSecret), cities, `${language} prints the cities`);
+    }
+    assert.ok(!(await page.content()).includes(clientSecret), 'no secret anywhere on the page');
+    await page.getByRole('link', { name: 'history', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'create a sandbox player', exact: true }).waitFor();
+
+    // The navigation's Docs link: the docs home, a first token before anything else, then pages
+    // that all answer.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Docs' }).click();
+    await page.waitForURL(`${rig.platform.console}/docs/`);
+    assert.equal(await page.locator('main > :nth-child(2)').textContent(), 'Get a token in 5 minutes');
+    const hrefs = await page.locator('a[href]').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
+    const links = hrefs.map((href) => new URL(href ?? '', page.url()).href);
+    assert.ok(links.includes(`${rig.platform.console}/docs/guide-app-developer.html`), 'the guide');
+    for (const link of new Set(links)) {
+      assert.equal((await page.request.get(link)).status(), 200, link);
+    }
+    await page.goto(`${rig.platform.console}/apps/${clientId}`);
 
     // Rotation: a second secret shown once, then the first one revoked.
     await page.getByRole('button', { name: 'Rotate secret' }).click();

@@ -2,7 +2,7 @@
 // references by Redocly, the guides), rendered with the console's Content-Security-Policy for
 // them (Redoc's own inline scripts alone, by hash) and no request to any other origin.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -47,12 +47,28 @@ async function open(path: string) {
 }
 
 describe('the docs at /docs', () => {
-  test('the index lists the references and the guides', async () => {
+  test('the docs home starts with a token in 5 minutes, then lists the guides and the references', async () => {
     const { page, response } = await open('/docs');
     assert.equal(response?.status(), 200);
     assert.equal(new URL(page.url()).pathname, '/docs/');
-    for (const name of ['Developer Platform API 1.1.0', 'Developer Platform API 1.0.0', "App developer's guide"]) {
-      await page.getByRole('link', { name }).waitFor();
+    assert.match(response?.headers()['content-security-policy'] ?? '', /script-src 'none'/);
+    const headings = await page.locator('main h1, main h2').allTextContents();
+    assert.deepEqual(headings, ['Developer Platform docs', 'Get a token in 5 minutes', 'Guides', 'API reference']);
+    // The token and the cities: the guide's own first sample (which guides.test.ts runs), command for command.
+    const guide = readFileSync(new URL('../../docs/guides/app-developer.md', import.meta.url), 'utf8');
+    const sample = /<!-- sample: client-credentials -->\s*```sh\n([\s\S]*?)```/.exec(guide)?.[1] ?? '';
+    const [, ...commands] = await page.locator('main ol pre').allTextContents();
+    assert.deepEqual(commands, sample.trim().split(/\n\s*\n/));
+    assert.match((await page.locator('main ol').textContent()) ?? '', /devplat apps create --name/);
+    // Every page, each with a line on what it is.
+    for (const name of [
+      "App developer's guide",
+      'Developer Platform API 1.1.0',
+      'Developer Platform API 1.0.0',
+      'Developer console API 1.0.0',
+    ]) {
+      const item = page.getByRole('listitem').filter({ has: page.getByRole('link', { name, exact: true }) });
+      assert.match((await item.textContent()) ?? '', new RegExp(`^${name}: \\S.{20,}$`));
     }
     await page.close();
   });

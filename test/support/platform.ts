@@ -24,6 +24,8 @@ export interface TestPlatform {
   console: string;
   /** AUTH_INTERNAL_URL */
   internal: string;
+  /** DATA_DIR: where the console serves the built docs from (its docs/). */
+  dataDir: string;
   platform: RunningPlatform;
   database: TestDatabase;
   /** The nginx gateway in front (DEVPLAT_TEST_DOOR=gateway), else null. */
@@ -87,6 +89,7 @@ export async function startTestPlatform(
     playerClient: config.playerClientUrl.origin,
     console: config.consoleUrl.origin,
     internal: config.authInternalUrl.origin,
+    dataDir: config.dataDir,
     platform,
     database,
     gateway,

@@ -45,7 +45,10 @@ export function buildConsoleApp({
   const { trustedProxies } = config;
   const forwarded = { secure, trustedProxies };
   const api = withTracing(buildConsoleApi(domain, logger, { enabled, forwarded, metrics }), tracing).callback();
-  const web = withTracing(buildConsoleWeb(domain, logger, { ...forwarded, enabled, metrics }), tracing).callback();
+  const web = withTracing(
+    buildConsoleWeb(domain, logger, { ...forwarded, apiBase: config.baseUrl.href, enabled, metrics }),
+    tracing,
+  ).callback();
   const app = new Koa();
   app.silent = true;
   const docs = docsHandler(join(config.dataDir, 'docs'));

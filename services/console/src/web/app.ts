@@ -23,6 +23,8 @@ const errorPage: RenderErrorPage = ({ title, message, problem }) => {
 export interface ConsoleWebOptions {
   /** Served over https: Secure cookies with the __Host- prefix, X-Forwarded-* trusted. */
   secure: boolean;
+  /** BASE_URL: the API the app pages' first-call snippets call. */
+  apiBase: string;
   /** TRUSTED_PROXIES: believe X-Forwarded-* from these peers alone. */
   trustedProxies: readonly string[] | null;
   enabled: boolean;
@@ -32,7 +34,7 @@ export interface ConsoleWebOptions {
 export function buildConsoleWeb(
   domain: ConsoleDomain,
   logger: Logger,
-  { secure, trustedProxies, enabled, metrics }: ConsoleWebOptions,
+  { secure, apiBase, trustedProxies, enabled, metrics }: ConsoleWebOptions,
 ): Koa {
   const { app, route } = pageApp({
     logger,
@@ -41,6 +43,6 @@ export function buildConsoleWeb(
     guard: enabled ? refusalsAsProblems : switchedOff,
     observe: metrics && requestObserver(metrics, 'console-web'),
   });
-  consoleWebPages(route, domain, secure);
+  consoleWebPages(route, domain, { secure, apiBase });
   return app;
 }

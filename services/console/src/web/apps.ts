@@ -21,7 +21,7 @@ const editValues = (app: AppView): AppFormValues => ({
 
 /** The app's page: its secrets, failed deliveries and the last days' activity. */
 export async function showApp(
-  { domain: { apps }, takeNotice }: WebRoutes,
+  { domain: { apps }, apiBase, takeNotice }: WebRoutes,
   ctx: Context,
   extra: { notice?: string; newSecret?: string } = {},
 ): Promise<void> {
@@ -33,12 +33,12 @@ export async function showApp(
     since,
   );
   const view = frame(who(ctx), app.name, { notice: extra.notice ?? (await takeNotice(ctx)) });
-  const extras = { deliveries: failedDeliveries, newSecret: extra.newSecret, activity: { days, ...activity } };
+  const extras = { apiBase, deliveries: failedDeliveries, newSecret: extra.newSecret, activity: { days, ...activity } };
   sendPage(ctx, 200, appPage(view, who(ctx).session.csrf, appView(app), extras));
 }
 
 /** The list of apps and the form that creates one. */
-function listAndCreate({ signedInRoute, domain: { apps }, takeNotice }: WebRoutes): void {
+function listAndCreate({ signedInRoute, domain: { apps }, apiBase, takeNotice }: WebRoutes): void {
   signedInRoute('/apps', {
     GET: async (ctx) => {
       const notice = await takeNotice(ctx);
@@ -57,7 +57,8 @@ function listAndCreate({ signedInRoute, domain: { apps }, takeNotice }: WebRoute
         // A new app has delivered nothing yet.
         const deliveries: DeliveryView[] = [];
         const view = frame(who(ctx), app.name, { notice: `Created ${app.name}.` });
-        sendPage(ctx, 201, appPage(view, who(ctx).session.csrf, appView(app), { newSecret: clientSecret, deliveries }));
+        const extras = { apiBase, newSecret: clientSecret, deliveries };
+        sendPage(ctx, 201, appPage(view, who(ctx).session.csrf, appView(app), extras));
       } catch (error) {
         const { status, reason } = refused(ctx, error);
         const view = frame(who(ctx), 'Create app', { error: reason });

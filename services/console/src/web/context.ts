@@ -44,7 +44,14 @@ export const refused = (ctx: Context, error: unknown) => {
 
 export type WebRoutes = ReturnType<typeof webRoutes>;
 
-export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, secure: boolean) {
+export interface WebSettings {
+  /** Served over https: Secure cookies. */
+  secure: boolean;
+  /** The API's base URL (BASE_URL), which the app pages' first-call snippets call. */
+  apiBase: string;
+}
+
+export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, { secure, apiBase }: WebSettings) {
   // The web UI's own sessions: never accepted as an API bearer token (domain/sessions.ts).
   const sessionCookie = cookie({ name: 'console_session', sameSite: 'strict', secure });
   const sessions = cookieSessions(domain.sessions.web, sessionCookie);
@@ -69,6 +76,7 @@ export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, secure
   return {
     route,
     domain,
+    apiBase,
     sessions,
     csrf,
     current,

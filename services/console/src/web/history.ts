@@ -4,6 +4,7 @@ import { type Html, html, sendPage } from '@devplat/http';
 import type { AppHistoryPage } from '../domain/history.ts';
 import { frame, type WebRoutes, who } from './context.ts';
 import { type Frame, layout } from './pages.ts';
+import { timeElement } from './time.ts';
 
 /** Where a page of the history is: the newest or after a cursor, and the page size asked for, if any. */
 export interface HistoryPlace {
@@ -15,7 +16,7 @@ export function historyPage(view: Frame, { app, entries, nextCursor }: AppHistor
   const base = `/apps/${app.clientId}`;
   const rows = entries.map(
     (entry) =>
-      html`<tr><td><time datetime="${entry.at}">${entry.at}</time></td><td>${entry.actor.type === 'platform' ? 'the platform' : entry.actor.email}</td>
+      html`<tr><td>${timeElement(entry.at)}</td><td>${entry.actor.type === 'platform' ? 'the platform' : entry.actor.email}</td>
 <td>${entry.summary}</td><td>${entry.request_id && html`<code>${entry.request_id}</code>`}</td></tr>`,
   );
   // One value: the template refuses an interpolation right after "=" (an unquoted attribute).
@@ -25,7 +26,7 @@ export function historyPage(view: Frame, { app, entries, nextCursor }: AppHistor
   const older = olderHref && html`<a href="${olderHref}" rel="next">Older</a>`;
   const newest = !place.first && html`<a href="${base}/history">Newest</a>`;
   const table = rows.length
-    ? html`<table><thead><tr><th>When (UTC)</th><th>Who</th><th>What</th><th>Request ID</th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<table><thead><tr><th>When</th><th>Who</th><th>What</th><th>Request ID</th></tr></thead><tbody>${rows}</tbody></table>`
     : html`<p>${place.first ? 'Nothing recorded yet.' : 'Nothing older.'}</p>`;
   return layout(
     view,

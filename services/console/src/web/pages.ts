@@ -5,6 +5,8 @@ import { scopeDescriptions, scopeNames } from '@devplat/contract';
 import { errorMessage, type Html, type HtmlValue, hiddenField, html, noticeMessage, siteLayout } from '@devplat/http';
 import type { AppActivity } from '../domain/apps.ts';
 import { barChart } from './chart.ts';
+import { firstCallSection } from './first-call.ts';
+import { timeElement } from './time.ts';
 
 const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem' });
 
@@ -17,7 +19,7 @@ export interface Frame {
 
 function navigation(signedIn: Frame['signedIn']): Html {
   if (!signedIn) return html`<nav aria-label="Console"><strong>Developer console</strong></nav>`;
-  return html`<nav aria-label="Console"><strong>Developer console</strong><a href="/apps">Apps</a><a href="/players">Sandbox players</a>
+  return html`<nav aria-label="Console"><strong>Developer console</strong><a href="/apps">Apps</a><a href="/players">Sandbox players</a><a href="/docs/">Docs</a>
 <form method="post" action="/signout">${hiddenField('csrf', signedIn.csrf)}
 <span>${signedIn.displayName}</span> <button type="submit">Sign out</button></form></nav>`;
 }
@@ -151,6 +153,8 @@ ${action(`/apps/${app.client_id}/delete`, csrf, 'Delete app for good')} <a href=
 }
 
 export interface AppPageExtras {
+  /** The API's base URL (BASE_URL), for the first call's snippets. */
+  apiBase: string;
   /** A secret just made: shown on this one page and never again. */
   newSecret?: string | undefined;
   deliveries: DeliveryView[];
@@ -208,13 +212,13 @@ export function appPage(frame: Frame, csrf: string, app: AppView, extras: AppPag
   const active = app.status === 'active';
   const secrets = app.secrets.map(
     (secret) =>
-      html`<tr><td><code>${secret.secret_id}</code></td><td>${secret.created_at}</td><td>${secret.status}</td>
-<td>${secret.status === 'active' ? action(`${base}/secrets/${secret.secret_id}/revoke`, csrf, 'Revoke', html`aria-label="Revoke secret ${secret.secret_id}"`) : secret.revoked_at}</td></tr>`,
+      html`<tr><td><code>${secret.secret_id}</code></td><td>${timeElement(secret.created_at)}</td><td>${secret.status}</td>
+<td>${secret.status === 'active' ? action(`${base}/secrets/${secret.secret_id}/revoke`, csrf, 'Revoke', html`aria-label="Revoke secret ${secret.secret_id}"`) : secret.revoked_at && timeElement(secret.revoked_at)}</td></tr>`,
   );
   const failed = extras.deliveries.map(
     (delivery) =>
       html`<tr><td><code>${delivery.delivery_id}</code></td><td>${delivery.event_type}${delivery.test && ' (test)'}</td>
-<td>${delivery.attempts}</td><td>${delivery.last_status_code ?? delivery.last_error}</td><td>${delivery.created_at}</td>
+<td>${delivery.attempts}</td><td>${delivery.last_status_code ?? delivery.last_error}</td><td>${timeElement(delivery.created_at)}</td>
 <td>${action(`${base}/deliveries/${delivery.delivery_id}/replay`, csrf, 'Replay', html`aria-label="Replay delivery ${delivery.delivery_id}"`)}</td></tr>`,
   );
   const redirectUris = app.redirect_uris.map((uri, index) => html`${index > 0 && html`<br>`}<code>${uri}</code>`);
@@ -231,17 +235,19 @@ ${newSecretBox(extras.newSecret)}
 <table><tbody>
 <tr><th>Client ID</th><td><code data-testid="client-id">${app.client_id}</code></td></tr>
 <tr><th>Environment</th><td>${app.environment}</td></tr><tr><th>Status</th><td>${appStatusText(app.status)}</td></tr>
+<tr><th>Created</th><td>${timeElement(app.created_at)}</td></tr>
 <tr><th>Scopes</th><td>${app.scopes.join(' ')}</td></tr>
 <tr><th>Redirect URIs</th><td>${redirectUris.length ? redirectUris : 'none'}</td></tr>
 <tr><th>Webhook URL</th><td>${app.webhook_url ? html`<code>${app.webhook_url}</code>` : 'none'}</td></tr>
 <tr><th>Webhook signing secret</th><td><code class="secret">${app.webhook_signing_secret}</code></td></tr>
 </tbody></table>
 ${active && html`<p><a href="${base}/edit">Edit name, redirect URIs and scopes</a></p>`}
+${firstCallSection(app, extras.apiBase)}
 <h2>Client secrets</h2>
 <p>Rotate: add a new secret, move your app to it, then revoke the old one. Both work until then (at most two at a time).</p>
 <table><thead><tr><th>Secret ID</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${secrets}</tbody></table>
 ${active && action(`${base}/secrets`, csrf, 'Rotate secret')}
-<h2>Webhooks</h2>
+<h2 id="webhooks">Webhooks</h2>
 ${webhookForm}
 ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test webhook') : html`<p>Set a webhook URL to receive consent events.</p>`}
 <h3>Failed deliveries</h3>
@@ -280,7 +286,7 @@ export function playersPage(
   const here = playersPlaceQuery(place);
   const rows = players.map(
     (player) =>
-      html`<tr><td>${player.username}</td><td>${player.display_name === null ? html`<small>none chosen</small>` : player.display_name}</td><td>${player.status}</td>
+      html`<tr><td>${player.username}</td><td>${player.display_name === null ? html`<small>none chosen</small>` : player.display_name}</td><td>${player.status}</td><td>${timeElement(player.created_at)}</td>
 <td>${
         player.status === 'active'
           ? action(
@@ -303,7 +309,7 @@ export function playersPage(
 <p>Synthetic players for signing in on the player client while you test the consent flow. They are never real players.</p>
 <p>A disabled player's tokens answer <code>403 ACCESS_DENIED</code> from their next call, and they cannot sign in; their consents stand.</p>
 <p>Oldest first, a page at a time: a new player is on the last page.</p>
-${table(['Username', 'Display name', 'Status', ''], rows, html`<p>${firstPage ? 'No sandbox players yet.' : 'No more sandbox players.'}</p>`)}
+${table(['Username', 'Display name', 'Status', 'Created', ''], rows, html`<p>${firstPage ? 'No sandbox players yet.' : 'No more sandbox players.'}</p>`)}
 ${(next || first) && html`<nav aria-label="Player pages"><p>${first} ${next}</p></nav>`}
 <h2>Create a sandbox player</h2>
 <form method="post" action="/players">${hiddenField('csrf', csrf)}

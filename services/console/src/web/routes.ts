@@ -8,14 +8,14 @@ import type { PageApp } from '@devplat/http';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { accountPages } from './account.ts';
 import { appPages } from './apps.ts';
-import { webRoutes } from './context.ts';
+import { type WebSettings, webRoutes } from './context.ts';
 import { historyPages } from './history.ts';
 import { playerPages } from './players.ts';
 import { secretPages } from './secrets.ts';
 import { webhookPages } from './webhooks.ts';
 
-export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, secure: boolean): void {
-  const web = webRoutes(route, domain, secure);
+export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, settings: WebSettings): void {
+  const web = webRoutes(route, domain, settings);
   for (const resource of [accountPages, appPages, secretPages, webhookPages, historyPages, playerPages]) {
     resource(web);
   }
