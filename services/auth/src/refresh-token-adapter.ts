@@ -14,8 +14,9 @@
 // consume, and this one exclude each other during a rolling release.
 import { randomBytes } from 'node:crypto';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
-import Provider, { errors } from 'oidc-provider';
+import { errors } from 'oidc-provider';
 import type { Payload, StoreFamilies } from './adapter.ts';
+import { currentFacts } from './token-request.ts';
 
 /** The id of a family's refresh token: its grant, its rotation (0 for the first) and 192 random bits. */
 export function refreshTokenId(grantId: string, rotation = 0): string {
@@ -44,9 +45,6 @@ interface FamilyRecord {
 const recordOf = (id: string, payload: Payload) => JSON.stringify({ id, payload } satisfies FamilyRecord);
 const namesToken = (id: string) => `{"id":"${id}",`;
 
-/** The refresh token each request has consumed and not yet replaced, by the request's context. */
-const presentedIn = new WeakMap<object, string>();
-
 export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilies) {
   /** The family moves from the presented token to the next, or the request is a replay. */
   const rotate = async (presented: string, grantId: string, next: string, payload: Payload, expiresIn: number) => {
@@ -68,10 +66,10 @@ export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilie
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
       const { grantId } = parse(id) ?? {};
       if (!grantId) throw new Error('a refresh token id names its grant');
-      const request = Provider.ctx;
-      const presented = request && presentedIn.get(request);
-      if (request && presented && parse(presented)?.grantId === grantId && expiresIn) {
-        presentedIn.delete(request);
+      const facts = currentFacts();
+      const presented = facts?.presentedRefreshToken;
+      if (facts && presented && parse(presented)?.grantId === grantId && expiresIn) {
+        delete facts.presentedRefreshToken;
         // The index already holds the family's key, kept as long by the grant's save in this
         // rotation (rotateFamily, grants/refresh-token.ts).
         return rotate(presented, grantId, id, payload, expiresIn);
@@ -97,9 +95,9 @@ export function refreshTokenAdapter(store: KeyValueStore, families: StoreFamilie
       if (!token) throw new errors.InvalidGrant('refresh token not found');
       // In a request the save of the next token consumes it (rotate); a token consumed and never
       // replaced (the request failed before) stays usable, as nothing was issued for it.
-      const request = Provider.ctx;
-      if (request) {
-        presentedIn.set(request, id);
+      const facts = currentFacts();
+      if (facts) {
+        facts.presentedRefreshToken = id;
         return;
       }
       const now = String(Math.floor(Date.now() / 1000));

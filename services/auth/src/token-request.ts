@@ -14,6 +14,8 @@ export interface TokenRequestFacts {
   clientSecretId?: string;
   /** The active consent behind the grant a refresh presented, checked before rotating (rotateRefreshToken). */
   consent?: { grantId: string; consentId: string };
+  /** The refresh token the provider consumed, until the save of the next one swaps it (refresh-token-adapter.ts). */
+  presentedRefreshToken?: string;
   /** The grant answered ahead of the provider (grants/app-tokens.ts), which then has no params. */
   grantType?: 'client_credentials';
   /** What was thrown inside the provider when it answered server_error (its server_error event). */

@@ -12,9 +12,9 @@
 // The token is the one the provider would sign: the same key, header and claims (tested against
 // the provider's own in test/contract/oauth-client-credentials.test.ts).
 import { createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
-import { type AppDirectory, grantedAppScopes, type UsableApp } from '@devplat/apps';
+import type { AppDirectory, UsableApp } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
-import { appScopes, limits } from '@devplat/contract';
+import { limits } from '@devplat/contract';
 import { matchSecret } from '@devplat/domain/apps';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError, readBody, readyJson, sendReady } from '@devplat/http';
@@ -22,6 +22,7 @@ import type { Tracing } from '@devplat/tracing';
 import { SignJWT } from 'jose';
 import type { Context, Middleware } from 'koa';
 import { tokenRequestFacts } from '../token-request.ts';
+import { appTokenScopes } from './client-credentials.ts';
 
 // What the provider's CORS step adds to a token answer to a request without an Origin (one with an
 // Origin is the provider's to refuse: no app may call the token endpoint from a browser).
@@ -61,13 +62,12 @@ function appTokenRequest(body: string): { scope?: string } | null {
   return scope === null ? {} : { scope };
 }
 
-/** The scopes the token carries, or null when the provider would refuse them (client-credentials.ts). */
+/** The scopes the token carries, or null when the provider would refuse them or see them twice. */
 function grantedScopes(app: UsableApp, asked: string | undefined): string | null {
-  const granted: readonly string[] = grantedAppScopes(app);
-  if (asked === undefined) return granted.length ? granted.join(' ') : null;
-  const scopes = asked.split(' ');
-  const valid = scopes.every((scope) => (appScopes as readonly string[]).includes(scope) && granted.includes(scope));
-  return valid && new Set(scopes).size === scopes.length ? asked : null;
+  const scopes = appTokenScopes(app, asked);
+  if ('refused' in scopes) return null;
+  const listed = scopes.scope.split(' ');
+  return new Set(listed).size === listed.length ? scopes.scope : null;
 }
 
 export interface AppTokenDependencies {
