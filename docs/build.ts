@@ -126,7 +126,8 @@ function docsHome(pages: Page[]): Html {
 <h2 id="get-a-token">Get a token in 5 minutes</h2>
 <ol>
 <li>Create a sandbox app with the <code>city.public.read</code> scope: in the <a href="/apps/new">developer console</a>
-(Apps, then Create app), or with <code>devplat apps create --name "My app" --scope city.public.read</code>.</li>
+(Apps, then Create app), or with <code>devplat apps create --name "My app" --scope city.public.read</code>
+(<a href="/downloads/devplat.tgz">download the CLI</a>: <code>npm install -g ./devplat.tgz</code>, Node 20 or newer).</li>
 <li>Copy its client ID and client secret (the secret is shown only once) into your shell, with the API's base URL
 (the app's page in the console shows it under First call):
 <pre><code>export BASE_URL=http://127.0.0.1:8080/developer/v1  # npm start's

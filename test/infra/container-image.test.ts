@@ -384,7 +384,7 @@ describe('the container image', { skip }, () => {
     }
   });
 
-  test('the console in the image serves the docs built into it at /docs', { timeout: minutes(2) }, async () => {
+  test('the console in the image serves the docs and the CLI built into it', { timeout: minutes(2) }, async () => {
     const consoleUrl = deployment.env.CONSOLE_URL as string;
     start('console', { MANAGEMENT_PORT: ports.consoleManagement });
     await ready(ports.consoleManagement);
@@ -395,6 +395,9 @@ describe('the container image', { skip }, () => {
     assert.equal(reference.status, 200);
     assert.match(reference.headers.get('content-security-policy') ?? '', /script-src 'sha256-/);
     assert.match(await reference.text(), /Redoc/);
+    const cli = await fetch(`${consoleUrl}/downloads/devplat.tgz`, { method: 'HEAD' });
+    assert.equal(cli.status, 200, 'the CLI tarball packed into the image');
+    assert.equal(cli.headers.get('content-type'), 'application/gzip');
   });
 
   test('podman stop drains each service to exit 0', { timeout: minutes(3) }, () => {

@@ -7,10 +7,12 @@ const loopbackHosts = ['127.0.0.1', '[::1]', 'localhost'];
 
 /** http on this machine (any 127.0.0.0/8 address, [::1] or localhost): the console's and the API's defaults. */
 export function isLocalHttp(uri: string): boolean {
-  const url = URL.parse(uri);
-  return (
-    url?.protocol === 'http:' && (loopbackHosts.includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname))
-  );
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' && (loopbackHosts.includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
+  } catch {
+    return false;
+  }
 }
 
 /** http on a loopback host a redirect URI may use (contract rule 8): where `devplat try` can listen for the browser. */

