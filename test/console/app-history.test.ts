@@ -9,10 +9,10 @@ import { appDirectory } from '@devplat/apps';
 import type { HistoryEntryView } from '@devplat/contract';
 import { suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { endAppConsents, endPlayerConsents, grantConsent } from '@devplat/domain/consents';
-import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
+import { consoleCall, type Developer, registerDeveloper, signInToWeb } from '@devplat/test/console-api';
 import { assertProblem } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { createPlayer, Jar } from '@devplat/test/players';
+import { createPlayer } from '@devplat/test/players';
 
 let platform: TestPlatform;
 let developer: Developer;
@@ -72,22 +72,7 @@ async function pagesOf(clientId: string, limit: number) {
 }
 
 /** Signs the developer in to the web UI; resolves with a GET that sends the session cookie. */
-async function webSession(who: Developer) {
-  const jar = new Jar();
-  const form = await fetch(`${platform.console}/signin`);
-  jar.take(form);
-  const csrf = /name="csrf" value="([^"]*)"/.exec(await form.text())?.[1] ?? '';
-  const signedIn = await fetch(`${platform.console}/signin`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
-    body: new URLSearchParams({ email: who.email, password: who.password, csrf }).toString(),
-    redirect: 'manual',
-  });
-  assert.equal(signedIn.status, 303, await signedIn.text());
-  jar.take(signedIn);
-  return (path: string) =>
-    fetch(`${platform.console}${path}`, { headers: { cookie: jar.header() }, redirect: 'manual' });
-}
+const webSession = async (who: Developer) => (await signInToWeb(platform.console, who)).get;
 
 /** Where each text first appears in the page, in the order given; fails when one is missing. */
 function positions(page: string, texts: string[]) {

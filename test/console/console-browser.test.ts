@@ -16,6 +16,7 @@ import { runProcess } from '@devplat/test/process';
 import { python, skipWithoutAuthlib } from '@devplat/test/python';
 import type { Page } from 'playwright-core';
 import { buildDocs } from '../../docs/build.ts';
+import { packCli } from '../../packages/cli/scripts/pack.ts';
 
 const rig = useBrowserRig();
 
@@ -66,8 +67,12 @@ async function cityNames(clientId: string, clientSecret: string): Promise<string
 }
 
 describe('the developer console in Chromium', () => {
-  // The docs the console serves at /docs, as npm start builds them (once the rig has started).
-  before(() => buildDocs(join(rig.platform.dataDir, 'docs')));
+  // The docs the console serves at /docs and the CLI it serves at /downloads, as npm start builds
+  // them (once the rig has started): the docs home links the download.
+  before(async () => {
+    await buildDocs(join(rig.platform.dataDir, 'docs'));
+    await packCli(join(rig.platform.dataDir, 'cli'));
+  });
 
   test('from registration to a first GET /me with an app and a player made in the console', async () => {
     const context = await rig.browser.newContext();
@@ -122,8 +127,19 @@ describe('the developer console in Chromium', () => {
       assert.equal(await runSnippet(language, snippet, clientSecret), cities, `${language} prints the cities`);
     }
     assert.ok(!(await page.content()).includes(clientSecret), 'no secret anywhere on the page');
-    await page.getByRole('link', { name: 'history', exact: true }).waitFor();
+    const records = page.getByRole('navigation', { name: "This app's records" });
+    await records.getByRole('link', { name: 'History', exact: true }).waitFor();
     await page.getByRole('link', { name: 'create a sandbox player', exact: true }).waitFor();
+
+    // The snippets' token calls are on the app's request log, linked from its page.
+    await records.getByRole('link', { name: 'Request log', exact: true }).click();
+    await page.waitForURL(`${rig.platform.console}/apps/${clientId}/requests`);
+    await page.getByRole('heading', { name: /^Request log of / }).waitFor();
+    const tokenRows = page.getByRole('row').filter({ hasText: /token\s*200/ });
+    await tokenRows.first().waitFor();
+    assert.ok((await tokenRows.count()) >= 2, 'a token call per snippet run');
+    assert.match((await tokenRows.first().textContent()) ?? '', /req_[0-9a-f]{32}/);
+    await page.goBack();
 
     // The navigation's Docs link: the docs home, a first token before anything else, then pages
     // that all answer.

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { allowOverHttp, PlayerAgent } from '@devplat/test/connected-apps';
+import { consoleCall } from '@devplat/test/console-api';
 import { assertProblem, call } from '@devplat/test/http';
 import { authorizationRequest, basicAuth, discover, insecure, tokenRequest } from '@devplat/test/oauth';
 import { consentOverHttp } from '@devplat/test/players';
@@ -244,6 +245,44 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
       assert.equal(refused.json.error, 'invalid_grant', refused.text);
     }
     await refusedEverywhere('/me', tokens.accessToken, 403, 'CONSENT_REVOKED');
+  });
+
+  test("a call through any auth or api replica is in the app's request log, read through the console", async () => {
+    const { app, developer } = await consoleSetup(topology);
+    const [firstAuth, secondAuth] = authBases() as [string, string];
+    const token = await tokenRequest(firstAuth, app, { grant_type: 'client_credentials', scope: 'city.public.read' });
+    assert.equal(token.status, 200, token.text);
+    const wrongSecret = await tokenRequest(
+      secondAuth,
+      { ...app, clientSecret: 'not the secret' },
+      {
+        grant_type: 'client_credentials',
+      },
+    );
+    assert.equal(wrongSecret.status, 401);
+    const [, secondApi] = apiBases() as [string, string];
+    const cities = await call(secondApi, '/cities?limit=100', {
+      headers: { authorization: `Bearer ${token.json.access_token}` },
+    });
+    assert.equal(cities.status, 200, cities.text);
+    const expected = [token, wrongSecret, cities].map((answer) => answer.headers.get('x-request-id') as string);
+    const entries = await eventually(async () => {
+      const response = await consoleCall(topology.console, 'GET', `/apps/${app.clientId}/requests`, {
+        token: developer.token,
+      });
+      assert.equal(response.status, 200);
+      const data = response.json.data as { request_id: string; operation: string; error: string | null }[];
+      return expected.every((id) => data.some((entry) => entry.request_id === id)) && data;
+    }, 5_000);
+    const seen = (id: string) => {
+      const entry = entries.find((candidate) => candidate.request_id === id);
+      return entry && { operation: entry.operation, error: entry.error };
+    };
+    assert.deepEqual(expected.map(seen), [
+      { operation: 'token', error: null },
+      { operation: 'token', error: 'invalid_client' },
+      { operation: 'cities', error: null },
+    ]);
   });
 
   test('two workers deliver each consent event once', async () => {

@@ -44,10 +44,14 @@ async function keyspace(unprefixed: KeyValueStore, prefix: string): Promise<Map<
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
-      const set = (await redis.type(key)) === 'set';
-      const shape = set
-        ? `set of ${[...new Set((await redis.smembers(key)).map(kindOf))].toSorted().join(', ')}`
-        : shapeOf(JSON.parse((await redis.get(key)) as string));
+      const type = await redis.type(key);
+      // A stream (an app's request log) is no value of JSON: its kind is enough.
+      const shape =
+        type === 'set'
+          ? `set of ${[...new Set((await redis.smembers(key)).map(kindOf))].toSorted().join(', ')}`
+          : type === 'stream'
+            ? 'stream'
+            : shapeOf(JSON.parse((await redis.get(key)) as string));
       const kind = kindOf(key.slice(prefix.length));
       const ttl = Math.max(kinds.get(kind)?.ttl ?? 0, await redis.ttl(key));
       kinds.set(kind, { shape, ttl });

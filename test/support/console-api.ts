@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ConsoleApiValidator } from '@devplat/contract/openapi';
 import { type Answer, jsonOf } from './http.ts';
+import { Jar } from './players.ts';
 
 let validator: ConsoleApiValidator | undefined;
 /** The validator of the console API's document, loaded once. */
@@ -62,4 +63,39 @@ export async function registerDeveloper(consoleOrigin: string): Promise<Develope
   const session = await consoleCall(consoleOrigin, 'POST', '/sessions', { body: { email, password } });
   if (session.status !== 201) throw new Error(`sign-in failed: ${session.text}`);
   return { id: account.json.id, email, password, token: session.json.token };
+}
+
+/** A developer signed in to the console's web UI: GETs and form POSTs that send the session cookie. */
+export interface WebSession {
+  get(path: string): Promise<Response>;
+  post(path: string, fields: Record<string, string>): Promise<Response>;
+}
+
+/** Signs the developer in to the web UI through its sign-in form (CSRF token and cookie included). */
+export async function signInToWeb(
+  consoleOrigin: string,
+  who: { email: string; password: string },
+): Promise<WebSession> {
+  const jar = new Jar();
+  const form = await fetch(`${consoleOrigin}/signin`);
+  jar.take(form);
+  const csrf = /name="csrf" value="([^"]*)"/.exec(await form.text())?.[1] ?? '';
+  const signedIn = await fetch(`${consoleOrigin}/signin`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+    body: new URLSearchParams({ email: who.email, password: who.password, csrf }).toString(),
+    redirect: 'manual',
+  });
+  assert.equal(signedIn.status, 303, await signedIn.text());
+  jar.take(signedIn);
+  return {
+    get: (path) => fetch(`${consoleOrigin}${path}`, { headers: { cookie: jar.header() }, redirect: 'manual' }),
+    post: (path, fields) =>
+      fetch(`${consoleOrigin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+        body: new URLSearchParams(fields).toString(),
+        redirect: 'manual',
+      }),
+  };
 }

@@ -4,6 +4,7 @@ import { credentialsPath, forgetSession, storeSession } from './credentials.ts';
 import { NotSignedInError } from './errors.ts';
 import { when } from './output.ts';
 import { readSecret } from './secret-input.ts';
+import { isApiKey } from './session.ts';
 
 interface Account {
   id: string;
@@ -79,8 +80,9 @@ const login: CommandSpec = {
   description: [
     passwordNote,
     'The session token is kept in $DEVPLAT_CONFIG_DIR/credentials.json (default ~/.config/devplat), ' +
-      'readable only by you, one per console URL. DEVPLAT_TOKEN, when set, is used instead. With --json the ' +
-      "console's answer, session token included, is printed.",
+      'readable only by you, one per console URL. DEVPLAT_TOKEN, when set, is used instead, and an API key ' +
+      "(DEVPLAT_API_KEY or --api-key-stdin) before both. With --json the console's answer, session token " +
+      'included, is printed.',
   ],
   examples: [
     'devplat login --email ada@example.com',
@@ -98,7 +100,9 @@ const login: CommandSpec = {
       ctx.out.line(`Signed in to ${ctx.consoleUrl} as ${email} until ${when(answer.body.expires_at)}.`);
       ctx.out.line(`The session is kept in ${file}.`);
     });
-    if (ctx.io.env.DEVPLAT_TOKEN)
+    if (ctx.io.env.DEVPLAT_API_KEY)
+      ctx.out.note('Note: DEVPLAT_API_KEY is set: every command but keys and logout uses it instead of this session.');
+    else if (ctx.io.env.DEVPLAT_TOKEN)
       ctx.out.note('Note: DEVPLAT_TOKEN is set, and commands use it instead of this session.');
   },
 };
@@ -106,11 +110,12 @@ const login: CommandSpec = {
 const logout: CommandSpec = {
   path: ['logout'],
   summary: 'Sign out: end the console session and forget it',
+  description: ['An API key is not signed out: revoke it with devplat keys revoke <id>.'],
   async run(ctx) {
-    const session = ctx.session();
+    const session = ctx.session({ sessionOnly: true });
     let alreadyEnded = false;
     try {
-      await ctx.signedIn().request('DELETE', '/sessions/current');
+      await ctx.signedIn({ sessionOnly: true }).request('DELETE', '/sessions/current');
     } catch (error) {
       if (!(error instanceof NotSignedInError)) throw error;
       alreadyEnded = true;
@@ -133,12 +138,14 @@ const whoami: CommandSpec = {
         ['Email', answer.body.email],
         ['Display name', answer.body.display_name ?? '-'],
         ['Account', answer.body.kind],
-        [
-          'Session',
-          session.from === 'DEVPLAT_TOKEN'
-            ? 'from DEVPLAT_TOKEN'
-            : `until ${when(session.expiresAt)} (${credentialsPath(ctx.io.env)})`,
-        ],
+        isApiKey(session)
+          ? ['API key', `from ${session.from}`]
+          : [
+              'Session',
+              session.from === 'DEVPLAT_TOKEN'
+                ? 'from DEVPLAT_TOKEN'
+                : `until ${when(session.expiresAt)} (${credentialsPath(ctx.io.env)})`,
+            ],
       ]),
     );
   },

@@ -3,7 +3,7 @@
 import type { ConsoleClient } from './console-client.ts';
 import type { Io } from './io.ts';
 import type { Output } from './output.ts';
-import type { ActiveSession } from './session.ts';
+import type { ActiveSession, SessionOptions } from './session.ts';
 
 export interface OptionSpec {
   name: string;
@@ -40,10 +40,13 @@ export interface CommandContext {
   consoleUrl: string;
   io: Io;
   out: Output;
-  /** The session commands run with; throws NotSignedInError without one. */
-  session(): ActiveSession;
-  /** The console API with that session; throws NotSignedInError without one. */
-  signedIn(): ConsoleClient;
+  /**
+   * The credential commands run with (an API key when one is given, else the session); throws
+   * NotSignedInError without one. `sessionOnly`: a session alone, passing over an API key.
+   */
+  session(options?: SessionOptions): ActiveSession;
+  /** The console API with that credential; throws NotSignedInError without one. */
+  signedIn(options?: SessionOptions): ConsoleClient;
   /** The console API without a session (register, login). */
   anonymous(): ConsoleClient;
   /** Every command, for help and completion. */
@@ -70,6 +73,11 @@ export const globalOptions: OptionSpec[] = [
     value: 'url',
     description: 'The developer console (env DEVPLAT_CONSOLE_URL, default http://127.0.0.3:8082)',
   },
+  {
+    name: 'api-key-stdin',
+    type: 'boolean',
+    description: 'Read an API key from the first line of stdin and use it instead of the session (or DEVPLAT_API_KEY)',
+  },
   { name: 'help', short: 'h', type: 'boolean', description: 'Show help for the command' },
 ];
 
@@ -80,6 +88,8 @@ export const groups: Record<string, string> = {
   players: 'Synthetic sandbox players to sign in with',
   webhooks: 'Send a signed test webhook',
   deliveries: 'Webhook deliveries: list, replay failed ones',
+  keys: 'API keys for scripts and CI: create, list, revoke',
+  logs: "Your apps' request log: tail it live",
 };
 
 export const commandName = (spec: CommandSpec) => spec.path.join(' ');

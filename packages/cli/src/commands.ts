@@ -5,9 +5,12 @@ import { type CommandSpec, groups } from './command.ts';
 import { bashCompletion, zshCompletion } from './completion.ts';
 import { UsageError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
+import { keyCommands } from './key-commands.ts';
 import { listenCommand } from './listen-command.ts';
+import { logsCommands } from './logs-command.ts';
 import { playerCommands } from './player-commands.ts';
 import { tokenCommand } from './token-command.ts';
+import { triggerCommands } from './trigger-command.ts';
 import { tryCommand } from './try-command.ts';
 import { webhookCommands } from './webhook-commands.ts';
 
@@ -57,6 +60,9 @@ export const commands: readonly CommandSpec[] = [
   ...appCommands,
   ...playerCommands,
   ...webhookCommands,
+  ...keyCommands,
+  ...logsCommands,
+  ...triggerCommands,
   tryCommand,
   tokenCommand,
   listenCommand,

@@ -1,6 +1,6 @@
 // Shell completion scripts for bash and zsh, made from the command table: command words, each
 // command's options, and the values of options and arguments that have a fixed set.
-import { type CommandSpec, globalOptions } from './command.ts';
+import { type CommandSpec, globalOptions, type OptionSpec } from './command.ts';
 
 interface Node {
   /** The command words so far, space-separated ("" at the top). */
@@ -45,12 +45,22 @@ function nodes(commands: readonly CommandSpec[], groups: Record<string, string>)
   return [...byKey.values()];
 }
 
+/**
+ * Each option that takes a value, as the `case "$cmd|$prev"` pattern that finds it (its command's;
+ * any command's for a global one), with its fixed values if it has them: two commands may give one
+ * option name different values (deliveries list --status, logs tail --status).
+ */
 function valueOptions(commands: readonly CommandSpec[]) {
-  const options = new Map<string, readonly string[] | undefined>();
-  for (const option of [...globalOptions, ...commands.flatMap((spec) => spec.options ?? [])]) {
-    if (option.type === 'string') options.set(`--${option.name}`, option.choices);
-  }
-  return options;
+  const taking = (options: readonly OptionSpec[]) => options.filter((option) => option.type === 'string');
+  return [
+    ...commands.flatMap((spec) =>
+      taking(spec.options ?? []).map((option) => ({
+        pattern: `"${spec.path.join(' ')}|--${option.name}"`,
+        choices: option.choices,
+      })),
+    ),
+    ...taking(globalOptions).map((option) => ({ pattern: `*"|--${option.name}"`, choices: option.choices })),
+  ];
 }
 
 const transitions = (commands: readonly CommandSpec[]) =>
@@ -71,8 +81,6 @@ const transitionCases = (commands: readonly CommandSpec[]) =>
 
 export function bashCompletion(commands: readonly CommandSpec[], groups: Record<string, string>): string {
   const values = valueOptions(commands);
-  const free = [...values].filter(([, choices]) => !choices).map(([name]) => name);
-  const fixed = [...values].filter(([, choices]) => choices) as [string, readonly string[]][];
   return `# bash completion for devplat. Load it with:  source <(devplat completion bash)
 _devplat() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
@@ -83,9 +91,14 @@ _devplat() {
 ${transitionCases(commands)}
     esac
   done
-  case "$prev" in
-${fixed.map(([name, choices]) => `    ${name}) COMPREPLY=($(compgen -W "${quoteWords(choices)}" -- "$cur")); return ;;`).join('\n')}
-    ${free.join('|')}) return ;;
+  case "$cmd|$prev" in
+${values
+  .map(({ pattern, choices }) =>
+    choices
+      ? `    ${pattern}) COMPREPLY=($(compgen -W "${quoteWords(choices)}" -- "$cur")); return ;;`
+      : `    ${pattern}) return ;;`,
+  )
+  .join('\n')}
   esac
   local words=""
   case "$cmd" in
@@ -115,10 +128,12 @@ _devplat() {
 ${transitionCases(commands)}
     esac
   done
-  case "\${words[CURRENT-1]}" in
-${[...values]
-  .map(([name, choices]) =>
-    choices ? `    ${name}) compadd -- ${quoteWords(choices)}; return ;;` : `    ${name}) _message 'value'; return ;;`,
+  case "$cmd|\${words[CURRENT-1]}" in
+${values
+  .map(({ pattern, choices }) =>
+    choices
+      ? `    ${pattern}) compadd -- ${quoteWords(choices)}; return ;;`
+      : `    ${pattern}) _message 'value'; return ;;`,
   )
   .join('\n')}
   esac

@@ -9,11 +9,25 @@ interface ConsoleRefusalAnswer {
 }
 
 const consoleRefusals: Partial<Record<ProblemCode, ConsoleRefusalAnswer>> = {
-  // The session presented is gone: sign in again (the hints name the console).
+  // The session or API key presented is not accepted: sign in again, or make a new key (the hints say which).
   NOT_SIGNED_IN: { exitCode: exitCodes.notSignedIn },
   GUEST_ACCOUNT: {
     exitCode: exitCodes.failure,
     hint: 'The console is for full accounts: register one with devplat register.',
+  },
+  INSUFFICIENT_SCOPE: {
+    exitCode: exitCodes.failure,
+    hint:
+      'This API key may only read. For changes, use a key with the write scope ' +
+      '(devplat keys create --name <name> --scope write, signed in), or your signed-in session.',
+  },
+  SESSION_REQUIRED: {
+    exitCode: exitCodes.failure,
+    hint: 'API keys cannot manage API keys or sign out: sign in with devplat login and run it without an API key.',
+  },
+  API_KEY_LIMIT: {
+    exitCode: exitCodes.failure,
+    hint: 'Revoke a key you no longer use first: devplat keys list, then devplat keys revoke <id>.',
   },
   SECRET_LIMIT: {
     exitCode: exitCodes.failure,
@@ -38,9 +52,9 @@ const consoleRefusals: Partial<Record<ProblemCode, ConsoleRefusalAnswer>> = {
 };
 
 export interface RefusalContext {
-  /** A session token was presented: only then does NOT_SIGNED_IN mean "sign in again". */
+  /** A session token or API key was presented: only then does NOT_SIGNED_IN mean "sign in again". */
   signedIn: boolean;
-  /** Said when the console no longer accepts the session. */
+  /** Said when the console no longer accepts the session or the API key. */
   signInAgain: string[];
   /** Advice naming this call's values, in place of the table's for the same code. */
   hints: Record<string, string>;

@@ -128,6 +128,7 @@ export function overviewHelp(commands: readonly CommandSpec[]): string {
       alignColumns([
         ['DEVPLAT_CONSOLE_URL', 'The developer console (default http://127.0.0.3:8082)'],
         ['DEVPLAT_TOKEN', 'A console session token, used instead of the stored one'],
+        ['DEVPLAT_API_KEY', 'An API key (devplat keys create), used instead of any session'],
         ['DEVPLAT_PASSWORD', 'The password for register, login and players create'],
         ['DEVPLAT_CLIENT_SECRET', 'The client secret for try'],
         ['DEVPLAT_BASE_URL', 'The public API for try (default http://127.0.0.1:8080/developer/v1)'],
@@ -137,7 +138,7 @@ export function overviewHelp(commands: readonly CommandSpec[]): string {
     '',
     'Passwords and client secrets are never taken as arguments: devplat asks for them at the',
     'terminal (hidden), or reads the first line of stdin (--password-stdin, --client-secret-stdin),',
-    'or the environment variables above.',
+    'or the environment variables above. So are API keys: DEVPLAT_API_KEY, or --api-key-stdin.',
     ...section('EXIT CODES', [
       '0  success',
       '1  the API refused, or something failed (the message says what)',

@@ -9,6 +9,8 @@ import { networkReason } from './console-client.ts';
 import { FailureError, NotSignedInError, UsageError } from './errors.ts';
 import { when } from './output.ts';
 import { clientIdArg } from './public-api.ts';
+import { serverSentEvents } from './server-sent-events.ts';
+import { triggerableEvents } from './trigger-command.ts';
 
 interface StreamedEvent {
   id: string;
@@ -26,33 +28,6 @@ interface Forwarded {
 const forwardTimeoutMs = 10_000;
 /** Event ids forwarded lately: a reconnection's overlap repeats some, and each goes out once. */
 const rememberedIds = 1_000;
-
-/** The messages of a Server-Sent Events body: id, event name and data (lines joined). */
-async function* serverSentEvents(body: ReadableStream<Uint8Array>) {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let message = { id: '', event: 'message', data: [] as string[] };
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    const lines = buffer.split('\n');
-    buffer = lines.pop() ?? '';
-    for (const raw of lines) {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      if (line === '') {
-        if (message.data.length) yield { id: message.id, event: message.event, data: message.data.join('\n') };
-        message = { id: '', event: 'message', data: [] };
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'data') message.data.push(value);
-      else if (field === 'id') message.id = value;
-      else if (field === 'event') message.event = value;
-    }
-  }
-}
 
 async function forward(target: URL, event: StreamedEvent, stop: AbortSignal): Promise<Forwarded> {
   const started = performance.now();
@@ -88,8 +63,23 @@ function forwardTo(ctx: CommandContext): URL {
   return target;
 }
 
+/** The event types --events names (comma-separated, each one the platform sends); null: every one. */
+function eventFilter(ctx: CommandContext): Set<string> | null {
+  const given = ctx.options.events as string | undefined;
+  if (given === undefined) return null;
+  const types = given.split(',').map((type) => type.trim());
+  const unknown = types.find((type) => !(triggerableEvents as readonly string[]).includes(type));
+  if (unknown !== undefined) {
+    throw new UsageError(
+      `--events takes event types separated by commas, each one of ${triggerableEvents.join(', ')} (got "${unknown}").`,
+    );
+  }
+  return new Set(types);
+}
+
 async function runListen(ctx: CommandContext) {
   const target = forwardTo(ctx);
+  const only = eventFilter(ctx);
   const clientId = ctx.args.client_id as string;
   const consoleApi = ctx.signedIn();
   const stop = ctx.io.interrupted();
@@ -102,8 +92,9 @@ async function runListen(ctx: CommandContext) {
       const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
       const response = await consoleApi.stream(`/apps/${encodeURIComponent(clientId)}/events`, headers, stop);
       if (!connected) {
+        const which = only ? `${[...only].join(' and ')} events` : 'consent and test events';
         ctx.io.stderr.write(
-          `Ready: forwarding the consent and test events of ${clientId} to ${target.href} (Ctrl-C to stop).\n` +
+          `Ready: forwarding the ${which} of ${clientId} to ${target.href} (Ctrl-C to stop).\n` +
             "Each is signed with the app's webhook signing secret (devplat apps show lists it), as a real delivery is.\n" +
             `Send a test event from another terminal: devplat webhooks test ${clientId}\n`,
         );
@@ -117,7 +108,7 @@ async function runListen(ctx: CommandContext) {
         if (message.event !== 'webhook') continue;
         const event = JSON.parse(message.data) as StreamedEvent;
         lastEventId = message.id;
-        if (forwarded.has(event.id)) continue;
+        if (forwarded.has(event.id) || (only && !only.has(event.type))) continue;
         forwarded.add(event.id);
         if (forwarded.size > rememberedIds) forwarded.delete(forwarded.values().next().value as string);
         const test = (JSON.parse(event.body) as { data?: { test?: boolean } }).data?.test === true;
@@ -169,6 +160,12 @@ export const listenCommand: CommandSpec = {
       required: true,
       description: 'Your endpoint, e.g. http://localhost:3000/hooks (any http or https URL this machine reaches)',
     },
+    {
+      name: 'events',
+      type: 'string',
+      value: 'types',
+      description: `Only these event types, separated by commas (${triggerableEvents.join(', ')}); default: all`,
+    },
   ],
   description: [
     "devplat listen receives the app's consent.granted and consent.revoked events, and its test events " +
@@ -182,6 +179,7 @@ export const listenCommand: CommandSpec = {
   examples: [
     'devplat listen svc_... --forward-to http://localhost:3000/hooks',
     'devplat listen svc_... --forward-to http://127.0.0.1:8000/webhooks --json',
+    'devplat listen svc_... --forward-to http://localhost:3000/hooks --events consent.revoked',
   ],
   run: runListen,
 };

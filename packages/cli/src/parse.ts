@@ -22,10 +22,14 @@ export interface Invocation {
 
 const versionOption: OptionSpec = { name: 'version', type: 'boolean', description: 'Print the version' };
 
-/** Options that would put a secret on the command line, and what to use instead. */
-const refusedOptions: Record<string, string> = {
-  password: '--password-stdin or DEVPLAT_PASSWORD, or type it when asked',
-  'client-secret': '--client-secret-stdin or DEVPLAT_CLIENT_SECRET, or type it when asked',
+/** Options that would put a secret on the command line: what it is, and what to use instead. */
+const refusedOptions: Record<string, { what: string; instead: string }> = {
+  password: { what: 'a password', instead: '--password-stdin or DEVPLAT_PASSWORD, or type it when asked' },
+  'client-secret': {
+    what: 'a client secret',
+    instead: '--client-secret-stdin or DEVPLAT_CLIENT_SECRET, or type it when asked',
+  },
+  'api-key': { what: 'an API key', instead: 'DEVPLAT_API_KEY or --api-key-stdin' },
 };
 
 const startsWith = (path: string[], prefix: string[]) => prefix.every((word, index) => path[index] === word);
@@ -33,7 +37,8 @@ const startsWith = (path: string[], prefix: string[]) => prefix.every((word, ind
 /** Whether argv[index] is a global option, and how many tokens it spans. */
 function globalOptionLength(argv: string[], index: number): number {
   const token = argv[index] as string;
-  if (['--json', '--help', '-h', '--version'].includes(token) || token.startsWith('--console-url=')) return 1;
+  if (['--json', '--help', '-h', '--version', '--api-key-stdin'].includes(token) || token.startsWith('--console-url='))
+    return 1;
   if (token === '--console-url') return 2;
   return 0;
 }
@@ -78,10 +83,11 @@ export function parseCommandLine(argv: string[], commands: readonly CommandSpec[
   for (const token of rest) {
     if (token === '--') break;
     const name = /^--([^=]+)/.exec(token)?.[1];
-    if (name && name in refusedOptions) {
+    const refused = name !== undefined && Object.hasOwn(refusedOptions, name) ? refusedOptions[name] : undefined;
+    if (refused) {
       throw new UsageError(
-        `devplat never takes a ${name.replace('-', ' ')} as an argument (it would stay in your shell history ` +
-          `and the process list): use ${refusedOptions[name]}.`,
+        `devplat never takes ${refused.what} as an argument (it would stay in your shell history ` +
+          `and the process list): use ${refused.instead}.`,
         path,
       );
     }

@@ -7,8 +7,9 @@ import { CliError, exitCodes, UsageError } from './errors.ts';
 import { usageText } from './help.ts';
 import type { Io } from './io.ts';
 import { createOutput } from './output.ts';
-import { parseCommandLine } from './parse.ts';
-import { activeSession, refusedSessionHints } from './session.ts';
+import { type Invocation, parseCommandLine } from './parse.ts';
+import { readFirstLine } from './secret-input.ts';
+import { activeSession, givenApiKey, refusedSessionHints } from './session.ts';
 import { isLocalHttp } from './try-defaults.ts';
 import { version } from './version.ts';
 
@@ -32,6 +33,26 @@ function consoleUrlFrom(given: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * With --api-key-stdin, the first line of stdin, read before the command runs (undefined without
+ * it). Stdin holds one line for one reader: another --…-stdin of the command would find it read.
+ */
+async function apiKeyLine(invocation: Invocation, io: Io): Promise<string | undefined> {
+  if (invocation.options['api-key-stdin'] !== true) return undefined;
+  const other = Object.keys(invocation.options).find(
+    (name) => name !== 'api-key-stdin' && name.endsWith('-stdin') && invocation.options[name] === true,
+  );
+  if (other !== undefined) {
+    throw new UsageError(
+      `--api-key-stdin and --${other} would both read the first line of stdin: give the API key in DEVPLAT_API_KEY instead.`,
+      invocation.path,
+    );
+  }
+  const line = await readFirstLine(io.stdin());
+  if (line.trim() === '') throw new UsageError('--api-key-stdin was given but the first line of stdin is empty.');
+  return line;
+}
+
 export async function run(argv: string[], io: Io, commands: readonly CommandSpec[] = allCommands): Promise<number> {
   // Known before parsing succeeds, so that even a usage error comes out as JSON.
   let json = argv.includes('--json');
@@ -51,6 +72,9 @@ export async function run(argv: string[], io: Io, commands: readonly CommandSpec
       return exitCodes.ok;
     }
     const consoleUrl = consoleUrlFrom(invocation.consoleUrl ?? io.env.DEVPLAT_CONSOLE_URL ?? defaultConsoleUrl);
+    const line = await apiKeyLine(invocation, io);
+    // Checked when a command asks for the credential: one that never calls the console ignores it.
+    const apiKey = () => givenApiKey(io.env, line);
     const context: CommandContext = {
       args: invocation.args,
       rest: invocation.rest,
@@ -60,9 +84,9 @@ export async function run(argv: string[], io: Io, commands: readonly CommandSpec
       io,
       out: createOutput(io, json),
       commands,
-      session: () => activeSession(io.env, consoleUrl),
-      signedIn() {
-        const session = activeSession(io.env, consoleUrl);
+      session: (options) => activeSession(io.env, consoleUrl, apiKey(), options),
+      signedIn(options) {
+        const session = activeSession(io.env, consoleUrl, apiKey(), options);
         return createConsoleClient({ consoleUrl, token: session.token, signInAgain: refusedSessionHints(session) });
       },
       anonymous: () => createConsoleClient({ consoleUrl }),

@@ -39,7 +39,7 @@ export async function readSecret(io: Io, source: SecretSource): Promise<string> 
 }
 
 /** The first line of a stream (without its line break); reading stops there. */
-async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
+export async function readFirstLine(stream: NodeJS.ReadableStream): Promise<string> {
   stream.setEncoding('utf8');
   let text = '';
   for await (const chunk of stream) {

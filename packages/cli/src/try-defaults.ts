@@ -9,7 +9,9 @@ const loopbackHosts = ['127.0.0.1', '[::1]', 'localhost'];
 export function isLocalHttp(uri: string): boolean {
   try {
     const url = new URL(uri);
-    return url.protocol === 'http:' && (loopbackHosts.includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
+    return (
+      url.protocol === 'http:' && (loopbackHosts.includes(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname))
+    );
   } catch {
     return false;
   }

@@ -3,7 +3,9 @@
 // cached under .toolchain/nodes) npm run by that Node installs it into an empty prefix; the
 // installed command then runs from an empty directory with that Node alone on PATH. On Node 20,
 // the oldest, it also works against the real platform (fetch, oauth4webapi, Web Crypto): register,
-// login, an app, a token. A bundle that calls an API newer than Node 20 fails here.
+// login, an app, a token; and, with nothing but an API key made in the console's web UI, apps list,
+// token, trigger and a logs tail that shows a refused call within a second. A bundle that calls an
+// API newer than Node 20 fails here.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -19,8 +21,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { registerDeveloper, signInToWeb } from '@devplat/test/console-api';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { runProcess } from '@devplat/test/process';
+import { eventually } from '@devplat/test/webhook-receiver';
 import { packCli } from '../scripts/pack.ts';
 import { version } from '../src/version.ts';
 
@@ -60,6 +64,11 @@ function nodeOnItsOwn(nodeVersion: string): InstalledOn {
 
 /** Runs the devplat installed on that Node; asynchronously, as the platform answers from this very process. */
 function installed(on: InstalledOn, args: string[], env: Record<string, string> = {}, input = '') {
+  return running(on, args, env, input).done;
+}
+
+/** The devplat installed on that Node, started in an empty HOME with only that Node on PATH. */
+function running(on: InstalledOn, args: string[], env: Record<string, string> = {}, input = '') {
   return runProcess(join(on.prefix, 'bin/devplat'), args, {
     cwd: home,
     env: {
@@ -69,7 +78,7 @@ function installed(on: InstalledOn, args: string[], env: Record<string, string> 
       ...env,
     },
     input,
-  }).done;
+  });
 }
 
 before(async () => {
@@ -176,5 +185,69 @@ _devplat; printf '%s\\n' "\${COMPREPLY[@]}"`,
       headers: { authorization: `Bearer ${token.stdout.trim()}` },
     });
     assert.equal(cities.status, 200);
+  });
+
+  test('on Node 20, with only an API key from the console: apps list, token, trigger, and logs tail', async () => {
+    const on = installs.get(nodeVersions[0] as string) as InstalledOn;
+    // The developer makes a write key on the console's API keys page; the CLI never signs in.
+    const developer = await registerDeveloper(platform.console);
+    const web = await signInToWeb(platform.console, developer);
+    const csrf = /name="csrf" value="([^"]*)"/.exec(await (await web.get('/api-keys')).text())?.[1] ?? '';
+    const made = await web.post('/api-keys', { csrf, name: 'CI', scope: 'write', expires_in_days: '7' });
+    assert.equal(made.status, 201);
+    const key = /data-testid="api-key">(devplat_key_[0-9A-Za-z]{43})</.exec(await made.text())?.[1] as string;
+    const keyOnly = { HOME: join(scratch, 'key-home'), DEVPLAT_API_KEY: key };
+    mkdirSync(keyOnly.HOME);
+
+    const created = await installed(
+      on,
+      ['apps', 'create', '--name', 'Keyed', '--scope', 'city.public.read', '--scope', 'profile.basic.read', '--json'],
+      keyOnly,
+    );
+    assert.equal(created.code, 0, created.stderr);
+    const { app, client_secret } = JSON.parse(created.stdout) as { app: { client_id: string }; client_secret: string };
+    const listed = await installed(on, ['apps', 'list'], keyOnly);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.ok(listed.stdout.includes(app.client_id), listed.stdout);
+    const players = await installed(on, ['players', 'create', '--username', `keyed-${Date.now()}`], {
+      ...keyOnly,
+      DEVPLAT_PASSWORD: 'player-password',
+    });
+    assert.equal(players.code, 0, players.stderr);
+    const username = /sandbox player (\S+)/.exec(players.stdout)?.[1] ?? '';
+
+    const tail = running(on, ['logs', 'tail', app.client_id, '--status', '4xx'], keyOnly);
+    await eventually(() => /^Ready/m.test(tail.output()));
+    const token = await installed(on, ['token', app.client_id, '--client-secret-stdin'], keyOnly, `${client_secret}\n`);
+    assert.equal(token.code, 0, token.stderr);
+    const refused = await fetch(`${platform.base}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${app.client_id}:wrong-secret`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: 'grant_type=client_credentials',
+    });
+    assert.equal(refused.status, 401);
+    const requestId = refused.headers.get('x-request-id') as string;
+    const sent = Date.now();
+    await eventually(() => tail.stdout().includes(requestId), 5_000);
+    assert.ok(Date.now() - sent < 1_000, 'the refused call shows within a second');
+    const line =
+      tail
+        .stdout()
+        .split('\n')
+        .find((text) => text.includes(requestId)) ?? '';
+    assert.match(line, /token\s+401\s+invalid_client/);
+    tail.child.kill('SIGINT');
+    assert.equal((await tail.done).code, 0);
+
+    const triggered = await installed(on, ['trigger', 'consent.granted', app.client_id, '--player', username], keyOnly);
+    assert.equal(triggered.code, 0, triggered.stderr);
+    assert.match(
+      triggered.stdout,
+      new RegExp(`^Sent consent\\.granted for ${username} with ${app.client_id}: event `, 'm'),
+    );
+    assert.ok(!existsSync(join(keyOnly.HOME, '.config/devplat/credentials.json')), 'no session was ever stored');
   });
 });

@@ -238,7 +238,14 @@ describe('completion', () => {
     ]);
     assert.deepEqual(complete(['deliveries', 'list', 'svc_x', '--status', '']), ['failed', 'pending', 'succeeded']);
     assert.deepEqual(complete(['try', 'svc_x', '--show']), ['--show-tokens']);
-    assert.deepEqual(complete(['completion', '']), ['--console-url', '--help', '--json', 'bash', 'zsh']);
+    assert.deepEqual(complete(['completion', '']), [
+      '--api-key-stdin',
+      '--console-url',
+      '--help',
+      '--json',
+      'bash',
+      'zsh',
+    ]);
   });
 
   test('the zsh script registers the function and covers every command and option', async () => {

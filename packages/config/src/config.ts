@@ -63,6 +63,25 @@ export interface Config {
   signIn: SignInSettings;
   admin: AdminSettings;
   usage: UsageSettings;
+  requestLog: RequestLogSettings;
+}
+
+/**
+ * Each app's request log (its calls to the token, revocation, /cities and /me endpoints) in Redis:
+ * what it keeps and how often auth and api write what they noted in memory.
+ */
+export interface RequestLogSettings {
+  /** REQUEST_LOG_MAX_ENTRIES: the newest calls kept per app (default 1000). */
+  maxEntries: number;
+  /**
+   * REQUEST_LOG_MAX_FAILED_AUTH: the newest failed client authentications kept per client id, apart
+   * from the app's own calls so that a stranger's cannot push them out (default 100).
+   */
+  maxFailedAuthentications: number;
+  /** REQUEST_LOG_RETENTION_HOURS: how long a call is kept at most (default 72). */
+  retentionHours: number;
+  /** REQUEST_LOG_FLUSH_MS: how often a process writes the calls it noted (default 200). */
+  flushMs: number;
 }
 
 /**
@@ -585,6 +604,12 @@ export function loadConfig(env: Env = process.env, { requireSharedSecrets = true
     usage: {
       countFlushMs: integer(env, 'USAGE_COUNT_FLUSH_MS', 5_000, 10, 300_000),
       lastUsedFlushMs: integer(env, 'USAGE_LAST_USED_FLUSH_MS', 60_000, 10, 3_600_000),
+    },
+    requestLog: {
+      maxEntries: integer(env, 'REQUEST_LOG_MAX_ENTRIES', 1_000, 1, 100_000),
+      maxFailedAuthentications: integer(env, 'REQUEST_LOG_MAX_FAILED_AUTH', 100, 1, 10_000),
+      retentionHours: integer(env, 'REQUEST_LOG_RETENTION_HOURS', 72, 1, 24 * 90),
+      flushMs: integer(env, 'REQUEST_LOG_FLUSH_MS', 200, 10, 60_000),
     },
   };
   config.webhooks.ownPorts = listenerPorts(config);

@@ -101,10 +101,13 @@ export const problemCodes = {
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many sign-in attempts' },
   GUEST_ACCOUNT: { status: 403, title: 'Full account required' },
   ACCOUNT_SUSPENDED: { status: 403, title: 'Account suspended' },
+  /** An API key at a route that needs a signed-in session: managing keys, changing the account. */
+  SESSION_REQUIRED: { status: 403, title: 'Signed-in session required' },
   CSRF_FAILED: { status: 403, title: 'Form expired' },
   EMAIL_TAKEN: { status: 409, title: 'E-mail already registered' },
   USERNAME_TAKEN: { status: 409, title: 'Username taken' },
   SECRET_LIMIT: { status: 409, title: 'Too many active secrets' },
+  API_KEY_LIMIT: { status: 409, title: 'Too many API keys' },
   APP_DISABLED: { status: 409, title: 'App disabled' },
   NO_WEBHOOK_URL: { status: 409, title: 'No webhook URL' },
   DELIVERY_NOT_FAILED: { status: 409, title: 'Delivery not failed' },

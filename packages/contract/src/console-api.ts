@@ -60,11 +60,11 @@ export interface PlayerPageView {
  */
 export type HistoryActorView = { type: 'developer'; email: string } | { type: 'platform' };
 
-/** One entry of an app's history in the console. */
+/** One entry of an app's history, or of the account's, in the console. */
 export interface HistoryEntryView {
   /** When it happened. */
   at: string;
-  /** What happened, by its audit name: app.edit, secret.revoke, app.suspend… */
+  /** What happened, by its audit name: app.edit, secret.revoke, app.suspend, api_key.create… */
   action: string;
   actor: HistoryActorView;
   /**
@@ -76,8 +76,46 @@ export interface HistoryEntryView {
   request_id: string | null;
 }
 
-/** A page of an app's history, newest first; next_cursor gives the older entries (null: no more). */
+/** A page of an app's or the account's history, newest first; next_cursor gives the older entries (null: no more). */
 export interface HistoryPageView {
   data: HistoryEntryView[];
   next_cursor: string | null;
+}
+
+/** What a developer's API key starts with: a secret scanner's match, and what a person recognises. */
+export const apiKeyPrefix = 'devplat_key_';
+
+/** `read` calls GET (and HEAD) only; `write` may also change what a session may change. */
+export const apiKeyScopes = ['read', 'write'] as const;
+export type ApiKeyScope = (typeof apiKeyScopes)[number];
+
+export const apiKeyLimits = {
+  /** The lifetime a key gets when none is asked for. */
+  defaultDays: 30,
+  /** The longest lifetime a key may be given. */
+  maxDays: 365,
+  /** Keys an account may hold at once that are neither revoked nor expired. */
+  maxActive: 20,
+} as const;
+
+/** The console's JSON view of an API key: never the key itself, only its last four characters. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  scope: ApiKeyScope;
+  /** The key's last four characters, to tell keys apart. */
+  hint: string;
+  /** `expired` and `revoked` keys answer 401 NOT_SIGNED_IN. */
+  status: 'active' | 'expired' | 'revoked';
+  created_at: string;
+  expires_at: string;
+  /** When it last opened a call (written at most about once a minute); null if never. */
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** The answer to creating a key: the key, shown this once, and its view. */
+export interface CreatedApiKeyView {
+  api_key: ApiKeyView;
+  key: string;
 }

@@ -113,22 +113,29 @@ describe('the console API document', () => {
     assert.deepEqual(
       validator.operations().sort(),
       [
+        'DELETE /api-keys/{key_id}',
         'DELETE /apps/{client_id}',
         'DELETE /apps/{client_id}/secrets/{secret_id}',
         'DELETE /sessions/current',
         'GET /account',
+        'GET /account/history',
+        'GET /api-keys',
         'GET /apps',
         'GET /apps/{client_id}',
         'GET /apps/{client_id}/deliveries',
         'GET /apps/{client_id}/history',
+        'GET /apps/{client_id}/requests',
+        'GET /apps/{client_id}/requests/stream',
         'GET /apps/{client_id}/events',
         'GET /sandbox-players',
         'PATCH /apps/{client_id}',
         'POST /accounts',
+        'POST /api-keys',
         'POST /apps',
         'POST /apps/{client_id}/disable',
         'POST /apps/{client_id}/enable',
         'POST /apps/{client_id}/secrets',
+        'POST /apps/{client_id}/triggers',
         'POST /apps/{client_id}/webhooks/test',
         'POST /deliveries/{delivery_id}/replay',
         'POST /sandbox-players',
@@ -198,6 +205,38 @@ describe('the console API document', () => {
         code,
       );
     }
+  });
+
+  test('an API key is listed without the key itself, and asked for with a scope and at most 365 days', () => {
+    const listed = {
+      id: '1e7b3c5d-9a2f-4c6e-8b0d-2f4a6c8e0a13',
+      name: 'CI deploy',
+      scope: 'read',
+      hint: 'x7Qa',
+      status: 'active',
+      created_at: '2026-11-23T09:41:02.118Z',
+      expires_at: '2026-12-23T09:41:02.118Z',
+      last_used_at: null,
+      revoked_at: null,
+    };
+    assert.deepEqual(validator.checkSchema('ApiKey', listed), []);
+    assert.notDeepEqual(validator.checkSchema('ApiKey', { ...listed, key: `devplat_key_${'a'.repeat(43)}` }), []);
+    assert.notDeepEqual(validator.checkSchema('ApiKey', { ...listed, scope: 'admin' }), []);
+    assert.notDeepEqual(
+      validator.checkSchema('ApiKey', { ...listed, status: 'revoked' }),
+      [],
+      'revoked has revoked_at',
+    );
+    const asked = (body: unknown) =>
+      validator.checkRequest({
+        method: 'POST',
+        path: '/api-keys',
+        contentType: 'application/json',
+        body: JSON.stringify(body),
+      });
+    assert.deepEqual(asked({ name: 'CI', scope: 'write', expires_in_days: 365 }), []);
+    assert.notDeepEqual(asked({ name: 'CI', scope: 'write', expires_in_days: 366 }), []);
+    assert.notDeepEqual(asked({ name: 'CI' }), []);
   });
 
   test('the validator refuses what the document forbids', () => {

@@ -31,3 +31,12 @@ export function requestObserver(metrics: Metrics, app: string): RequestObserver 
     }
   };
 }
+
+/** One observer that runs each given one in turn (none given: undefined, nothing to observe). */
+export function observeAll(...observers: (RequestObserver | undefined)[]): RequestObserver | undefined {
+  const given = observers.filter((observer): observer is RequestObserver => observer !== undefined);
+  if (given.length <= 1) return given[0];
+  return (ctx, seconds) => {
+    for (const observer of given) observer(ctx, seconds);
+  };
+}

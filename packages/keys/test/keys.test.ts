@@ -40,3 +40,14 @@ describe('keys', () => {
     assert.deepEqual(keyShape('hunter2', prefix), { prefix: null, length: 7, wellFormed: false });
   });
 });
+
+describe("an operator token and a developer's API key", () => {
+  test('neither has the shape of the other: each door tells them apart by the prefix alone', () => {
+    const operator = newKey(prefix);
+    const developer = newKey('devplat_key_');
+    assert.equal(keyShape(operator, 'devplat_key_').wellFormed, false);
+    assert.equal(keyShape(developer, prefix).wellFormed, false);
+    assert.equal(keyShape(developer, 'devplat_key_').wellFormed, true);
+    assert.equal(matchKey(developer, keyHash(operator)), false);
+  });
+});

@@ -6,5 +6,5 @@ export {
   redisClientOf,
   redisStore,
 } from './redis.ts';
-export type { Entry, KeyValueStore, WriteOptions } from './store.ts';
+export type { Entry, KeyValueStore, StreamAppend, StreamEntry, StreamRead, WriteOptions } from './store.ts';
 export { hashTag, type RedisAddress, type RedisTopology, singleRedis } from './topology.ts';

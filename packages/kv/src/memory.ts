@@ -1,11 +1,47 @@
-import type { KeyValueStore } from './store.ts';
+import type { KeyValueStore, StreamEntry, StreamRead } from './store.ts';
+
+/** An entry id as its two numbers, to compare: the time in ms, then the sequence within it. */
+const idParts = (id: string): [number, number] => {
+  const dash = id.indexOf('-');
+  return [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
+};
+const compareIds = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
+
+/** A stream as Redis keeps one: entries in id order, each id after the last one given. */
+class MemoryStream {
+  entries: (StreamEntry & { at: [number, number] })[] = [];
+  last: [number, number] = [0, 0];
+
+  add(value: string): void {
+    const now = Date.now();
+    this.last = now > this.last[0] ? [now, 0] : [this.last[0], this.last[1] + 1];
+    this.entries.push({ id: `${this.last[0]}-${this.last[1]}`, value, at: this.last });
+  }
+
+  trim(maxLength: number, minTime: number): void {
+    const fresh = this.entries.filter((entry) => entry.at[0] >= minTime);
+    this.entries = fresh.slice(Math.max(0, fresh.length - maxLength));
+  }
+
+  read({ direction, from, minTime, count }: StreamRead): StreamEntry[] {
+    const start = from && { at: idParts(from.id), inclusive: from.inclusive };
+    const inRange = this.entries.filter((entry) => {
+      if (minTime !== undefined && entry.at[0] < minTime) return false;
+      if (!start) return true;
+      const order = compareIds(entry.at, start.at) * (direction === 'older' ? -1 : 1);
+      return order > 0 || (order === 0 && start.inclusive);
+    });
+    const ordered = direction === 'older' ? inRange.reverse() : inRange;
+    return ordered.slice(0, count).map(({ id, value }) => ({ id, value }));
+  }
+}
 
 /**
  * In-process store for the one-process default (`npm start`). It is only correct while a
  * single process serves every request, which is why production requires REDIS_URL.
  */
 export function memoryStore(): KeyValueStore {
-  const values = new Map<string, { value: string | Set<string>; expires: number }>();
+  const values = new Map<string, { value: string | Set<string> | MemoryStream; expires: number }>();
   const live = (key: string) => {
     const entry = values.get(key);
     if (entry && entry.expires <= Date.now()) {
@@ -69,6 +105,19 @@ export function memoryStore(): KeyValueStore {
       const set = entry?.value instanceof Set ? entry.value : new Set<string>();
       set.add(member);
       values.set(key, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
+    },
+    appendToStreams: async (appends) => {
+      for (const { key, values: added, maxLength, minTime, ttlSeconds } of appends) {
+        const entry = live(key);
+        const stream = entry?.value instanceof MemoryStream ? entry.value : new MemoryStream();
+        for (const value of added) stream.add(value);
+        stream.trim(maxLength, minTime);
+        values.set(key, { value: stream, expires: expiry(ttlSeconds) });
+      }
+    },
+    readStream: async (key, read) => {
+      const stream = live(key)?.value;
+      return stream instanceof MemoryStream ? stream.read(read) : [];
     },
     members: async (key) => {
       const value = live(key)?.value;

@@ -1,7 +1,7 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import type { KeyValueStore } from './store.ts';
+import type { KeyValueStore, StreamAppend, StreamRead } from './store.ts';
 import { type RedisTopology, singleRedis } from './topology.ts';
 
 export interface RedisStoreOptions {
@@ -146,6 +146,34 @@ export function redisStore(
         if (!cluster) return void (await redis.del(keys.map(sent)));
         await Promise.all([...bySlot(keys).values()].map((group) => redis.del(group.map(([key]) => key))));
       }),
+    appendToStreams: (appends) =>
+      guard(async () => {
+        const byKey = new Map<string, StreamAppend[]>();
+        for (const append of appends) {
+          if (append.values.length) byKey.set(append.key, [...(byKey.get(append.key) ?? []), append]);
+        }
+        // One pipeline per slot, a script per stream: its entries, trims and expiry in one command.
+        await Promise.all(
+          [...bySlot([...byKey.keys()]).values()].map((keys) => {
+            const pipeline = redis.pipeline();
+            for (const [key, original] of keys) {
+              for (const append of byKey.get(original) ?? []) {
+                const bounds = [append.maxLength, `${Math.max(0, Math.floor(append.minTime))}-0`, append.ttlSeconds];
+                pipeline.eval(appendScript, 1, key, ...bounds, ...append.values);
+              }
+            }
+            return execOrThrow(pipeline);
+          }),
+        );
+      }),
+    readStream: (key, read) =>
+      guard(async () => {
+        const entries =
+          read.direction === 'older'
+            ? await redis.xrevrange(sent(key), newestOf(read), oldestOf(read), 'COUNT', read.count)
+            : await redis.xrange(sent(key), oldestOf(read), newestOf(read), 'COUNT', read.count);
+        return entries.map(([id, fields]) => ({ id, value: fields[1] ?? '' }));
+      }),
     addToSet: (key, member, ttl) => guard(() => execOrThrow(addMember(redis.multi(), sent(key), member, ttl))),
     members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
@@ -184,6 +212,32 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[2])
 end
 return 1`;
+
+// KEYS[1] a stream; ARGV[1] the most entries it keeps, ARGV[2] the oldest id it keeps, ARGV[3] its
+// time to live in seconds, ARGV[4] onwards the values, each an entry of its own (field v).
+const appendScript = `
+for i = 4, #ARGV do
+  redis.call('XADD', KEYS[1], '*', 'v', ARGV[i])
+end
+redis.call('XTRIM', KEYS[1], 'MAXLEN', ARGV[1])
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return #ARGV - 3`;
+
+const idTime = (id: string) => Number(id.slice(0, id.indexOf('-')));
+
+/** The newer end of a range read: where an older read starts, `+` for a newer one. */
+function newestOf({ direction, from }: StreamRead): string {
+  if (direction === 'newer' || !from) return '+';
+  return from.inclusive ? from.id : `(${from.id}`;
+}
+
+/** The older end of a range read: where a newer read starts (never before minTime), else minTime or `-`. */
+function oldestOf({ direction, from, minTime }: StreamRead): string {
+  const floor = minTime === undefined ? '-' : String(Math.max(0, Math.floor(minTime)));
+  if (direction === 'older' || !from || (minTime !== undefined && idTime(from.id) < minTime)) return floor;
+  return from.inclusive ? from.id : `(${from.id}`;
+}
 
 /** Counts a store could not add (its store error's cause): keep them for the next try. */
 export class CountersNotAdded extends Error {

@@ -5,6 +5,36 @@ export interface Entry {
   ttlSeconds: number;
 }
 
+/** Entries appended to one capped stream (appendToStreams). */
+export interface StreamAppend {
+  key: string;
+  /** Each becomes one entry, in this order, with an id the store gives (its time, then a sequence). */
+  values: string[];
+  /** The stream then keeps at most this many entries, the newest. */
+  maxLength: number;
+  /** Entries whose ids are older than this time (ms since the epoch) are dropped. */
+  minTime: number;
+  /** The key lives this long after the write. */
+  ttlSeconds: number;
+}
+
+/** An entry of a stream: its id ("<ms>-<sequence>", ascending in the stream) and its value. */
+export interface StreamEntry {
+  id: string;
+  value: string;
+}
+
+/** Which entries of a stream a read gives. */
+export interface StreamRead {
+  /** older: newest first, down from `from`; newer: oldest first, up from `from`. */
+  direction: 'older' | 'newer';
+  /** Where to start: an entry id, that entry itself included or not; absent: the stream's newest (older) or oldest (newer) end. */
+  from?: { id: string; inclusive: boolean };
+  /** No entry whose id is older than this time (ms since the epoch). */
+  minTime?: number;
+  count: number;
+}
+
 export interface WriteOptions {
   /**
    * A write a failover must not lose (a code or refresh token used, an app's version bump): with
@@ -49,6 +79,13 @@ export interface KeyValueStore {
    */
   addToCounters(counts: Map<string, number>, ttlSeconds: number): Promise<void>;
   delete(keys: string[]): Promise<void>;
+  /**
+   * Appends to capped streams, each trimmed to its bounds and kept for its time: one round trip per
+   * Cluster slot (one in all off Cluster). Not atomic across keys: a failure may have written some.
+   */
+  appendToStreams(appends: StreamAppend[]): Promise<void>;
+  /** Up to `count` entries of a stream, in the read's direction; none when the key does not exist. */
+  readStream(key: string, read: StreamRead): Promise<StreamEntry[]>;
   /** Adds a member to a set, keeping the set at least ttlSeconds longer. */
   addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
   members(key: string): Promise<string[]>;

@@ -6,6 +6,9 @@ import { startFaultProxy } from '@devplat/test/fault-proxy';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
+const idTime = (id: string) => Number(id.split('-')[0]);
+/** Stream ids in their order: by time, then sequence. */
+const byId = (a: string, b: string) => idTime(a) - idTime(b) || Number(a.split('-')[1]) - Number(b.split('-')[1]);
 const stores: [string, () => KeyValueStore][] = [['memory', memoryStore]];
 if (redisUrl) stores.push(['redis', () => redisStore(redisUrl, { prefix: `test:${randomUUID()}:`, timeoutMs: 2_000 })]);
 
@@ -96,6 +99,62 @@ for (const [name, open] of stores) {
       ]);
       await store.put('family:{s1}', '{"id":"t0","n":0}', 60);
       assert.equal(await swap('t0', 't2'), false, 'the claim is held: a value put back is not swapped again');
+    });
+
+    test('streams keep their newest entries within their bounds, read either way from any entry', async () => {
+      const values = (entries: { value: string }[]) => entries.map((entry) => entry.value);
+      const bounds = { maxLength: 5, minTime: 0, ttlSeconds: 60 };
+      await store.appendToStreams([
+        { key: 'log:{s1}', values: ['a', 'b', 'c'], ...bounds },
+        { key: 'log:{s2}', values: ['x'], ...bounds },
+      ]);
+      await store.appendToStreams([{ key: 'log:{s1}', values: ['d', 'e', 'f', 'g'], ...bounds }]);
+      const newest = await store.readStream('log:{s1}', { direction: 'older', count: 10 });
+      assert.deepEqual(values(newest), ['g', 'f', 'e', 'd', 'c'], 'the newest five, newest first');
+      const ids = newest.map((entry) => entry.id);
+      assert.ok(ids.every((id) => /^\d+-\d+$/.test(id)));
+      assert.deepEqual(ids.toReversed(), [...ids].sort(byId), 'ids ascend in the stream');
+      const [, f, e, d] = ids as [string, string, string, string];
+      const older = (inclusive: boolean) =>
+        store.readStream('log:{s1}', { direction: 'older', from: { id: e, inclusive }, count: 2 });
+      assert.deepEqual(values(await older(false)), ['d', 'c']);
+      assert.deepEqual(values(await older(true)), ['e', 'd']);
+      const newer = (inclusive: boolean) =>
+        store.readStream('log:{s1}', { direction: 'newer', from: { id: d, inclusive }, count: 10 });
+      assert.deepEqual(values(await newer(false)), ['e', 'f', 'g']);
+      assert.deepEqual(values(await newer(true)), ['d', 'e', 'f', 'g']);
+      assert.deepEqual(values(await store.readStream('log:{s1}', { direction: 'newer', count: 2 })), ['c', 'd']);
+      assert.deepEqual(
+        values(await store.readStream('log:{s1}', { direction: 'newer', from: { id: f, inclusive: false }, count: 5 })),
+        ['g'],
+      );
+      assert.deepEqual(values(await store.readStream('log:{s2}', { direction: 'older', count: 5 })), ['x']);
+      assert.deepEqual(await store.readStream('log:{none}', { direction: 'older', count: 5 }), []);
+    });
+
+    test('a stream drops entries older than its time bound, and reads skip them', async () => {
+      await store.appendToStreams([{ key: 'log:{t1}', values: ['old'], maxLength: 10, minTime: 0, ttlSeconds: 60 }]);
+      const [old] = await store.readStream('log:{t1}', { direction: 'older', count: 1 });
+      const later = idTime(old?.id ?? '0-0') + 1;
+      assert.deepEqual(await store.readStream('log:{t1}', { direction: 'older', minTime: later, count: 5 }), []);
+      assert.deepEqual(
+        await store.readStream('log:{t1}', {
+          direction: 'newer',
+          minTime: later,
+          from: { id: '1-0', inclusive: true },
+          count: 5,
+        }),
+        [],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await store.appendToStreams([
+        { key: 'log:{t1}', values: ['new'], maxLength: 10, minTime: later, ttlSeconds: 60 },
+      ]);
+      const kept = await store.readStream('log:{t1}', { direction: 'older', count: 5 });
+      assert.deepEqual(
+        kept.map((entry) => entry.value),
+        ['new'],
+      );
     });
 
     test('ping answers while the store does', async () => {

@@ -77,6 +77,21 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
     );
   });
 
+  test('streams of many slots are appended in one call, each in its slot, and read back', async () => {
+    const bounds = { maxLength: 3, minTime: 0, ttlSeconds: 60 };
+    await store.appendToStreams(
+      spread.map((key, index) => ({ key: `log:${key}`, values: ['a', 'b', 'c', String(index)], ...bounds })),
+    );
+    for (const [index, key] of spread.entries()) {
+      const entries = await store.readStream(`log:${key}`, { direction: 'older', count: 10 });
+      assert.deepEqual(
+        entries.map((entry) => entry.value),
+        [String(index), 'c', 'b'],
+        key,
+      );
+    }
+  });
+
   test('a durable claim is acknowledged by a replica; of 50 concurrent claims one wins', async () => {
     const claims = await Promise.all(
       Array.from({ length: 50 }, () => store.putIfAbsent('used:{c2}', '1', 60, { durable: true })),

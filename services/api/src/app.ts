@@ -1,7 +1,16 @@
+import type { RequestLog } from '@devplat/apps';
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
-import { apiApp, featureDisabled, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
+import {
+  apiApp,
+  featureDisabled,
+  type Logger,
+  observeAll,
+  operation,
+  platformSwitch,
+  requestObserver,
+} from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import Router from '@koa/router';
 import type Koa from 'koa';
@@ -9,6 +18,7 @@ import type { TokenVerifier } from './bearer.ts';
 import type { Integrations } from './capabilities.ts';
 import { cityRegistry } from './city-registry.ts';
 import { livenessAndProfileCheck } from './liveness.ts';
+import { recordApiRequests } from './request-log.ts';
 import { getCapabilities, getRegions, getStatus } from './routes/metadata.ts';
 import { authenticate, getCities, getMe } from './routes/protected.ts';
 import type { StatusSource } from './status-source.ts';
@@ -24,6 +34,8 @@ export interface ApiDependencies {
   /** Verifies bearer tokens; without it /cities and /me are not served (404). */
   tokens?: TokenVerifier;
   metrics?: Metrics;
+  /** Where /cities and /me note each call for the app's request log; none notes nothing. */
+  requestLog?: RequestLog;
 }
 
 /** The api service: the resource server of the contract under /developer/v1. */
@@ -36,6 +48,7 @@ export function buildApiApp({
   integrations,
   tokens,
   metrics,
+  requestLog,
 }: ApiDependencies): Koa {
   const router = new Router({ prefix: wirePrefix, strict: true, sensitive: true });
   operation(router, '/capabilities', { GET: getCapabilities(config, { ...integrations }) });
@@ -48,6 +61,6 @@ export function buildApiApp({
     operation(router, '/me', { GET: [...on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe()] });
   }
   featureDisabled(router, disabledAreas);
-  const observe = metrics && requestObserver(metrics, 'api');
+  const observe = observeAll(metrics && requestObserver(metrics, 'api'), requestLog && recordApiRequests(requestLog));
   return apiApp({ logger, maxBodyBytes: 16 * 1024, observe, requestIdsFrom: config.trustedProxies }, router);
 }

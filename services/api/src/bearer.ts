@@ -35,6 +35,19 @@ export function invalidToken(description: string): ProblemError {
   });
 }
 
+/**
+ * The refusal of a token of ours that verified but has expired: its client is known (its signature
+ * holds), so the call still goes to that app's request log.
+ */
+export class ExpiredTokenProblem extends ProblemError {
+  readonly clientId: string | undefined;
+  constructor(clientId: string | undefined) {
+    const { code, detail, headers } = invalidToken('the token has expired');
+    super(code, detail, headers);
+    this.clientId = clientId;
+  }
+}
+
 /** RFC 6750's b64token; checked when a token is first verified, not on every call with it. */
 const token68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 const notBearer = () => invalidToken('the Authorization header is not a Bearer token');
@@ -60,7 +73,11 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
         }));
       } catch (error) {
         const code = (error as { code?: string }).code;
-        if (code === 'ERR_JWT_EXPIRED') throw invalidToken('the token has expired');
+        if (code === 'ERR_JWT_EXPIRED') {
+          // jose checks the claims only once the signature holds: the payload is the one we signed.
+          const clientId = (error as { payload?: { client_id?: unknown } }).payload?.client_id;
+          throw new ExpiredTokenProblem(typeof clientId === 'string' ? clientId : undefined);
+        }
         // The key set could not be fetched (refused, timed out, not 200): nothing can be checked.
         if (code === 'ERR_JWKS_TIMEOUT' || code === 'ERR_JOSE_GENERIC' || error instanceof TypeError) {
           throw new DependencyUnavailableError('the auth service key set', { cause: error });

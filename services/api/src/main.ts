@@ -1,9 +1,11 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
-// (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset.
+// (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset; with REDIS_URL it
+// writes each app's request log there (without, /cities and /me are not in it).
+import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/apps';
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
+import { type Closer, createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
-import { openProcessDatabase, tracingClosers } from '@devplat/runtime';
+import { openProcessDatabase, openRedisStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
 import { buildApiApp } from './app.ts';
 import { remoteKeys, signingKeysCheck, tokenVerifier } from './bearer.ts';
@@ -16,6 +18,19 @@ const metrics = createMetrics();
 const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'api', env }));
 const { database, checks, closers } = await openProcessDatabase(config, metrics, tracing);
 const keys = remoteKeys(config, tracing.fetch);
+// The request log is bookkeeping: its store is no readiness check, and an outage only drops entries.
+const requestLogClosers: Closer[] = [];
+let requests: RequestLog | undefined;
+if (config.redisUrl) {
+  const store = openRedisStore(config, config.redisUrl);
+  await store.ready();
+  requests = requestLog(store, config.requestLog, { log: logger.child({ part: 'request-log' }) });
+  const flushing = flushRequestLogEvery(requests, config.requestLog.flushMs);
+  requestLogClosers.push(
+    { name: 'request log', close: () => flushing.stop() },
+    { name: 'store', close: () => store.close() },
+  );
+}
 const app = buildApiApp({
   config,
   prisma: database.prisma,
@@ -25,6 +40,7 @@ const app = buildApiApp({
   integrations: splitIntegrations,
   tokens: tokenVerifier(config, keys),
   metrics,
+  requestLog: requests,
 });
 const port = config.port ?? (urlPort(config.baseUrl) as number);
 const server = await listen(withTracing(app, tracing).callback(), listenHost(config, config.baseUrl), port);
@@ -35,7 +51,7 @@ const service = await openService({
   checks: [...checks, signingKeysCheck(keys)],
   registry: metrics.registry,
   listeners: [{ name: 'public', server }],
-  closers: [...closers, ...tracingClosers(tracing)],
+  closers: [...requestLogClosers, ...closers, ...tracingClosers(tracing)],
 });
 logger.info({ origin: server.origin, management: service.managementServer.origin }, 'api service listening');
 // Signals are handled before the ready line: a supervisor may signal the moment it reads it.

@@ -1,8 +1,25 @@
-import { type AppDirectory, appDirectory, flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/apps';
+import {
+  type AppDirectory,
+  appDirectory,
+  flushRequestLogEvery,
+  flushUsageEvery,
+  type RequestLog,
+  requestLog,
+  type TokenUsage,
+  tokenUsage,
+} from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient, Query } from '@devplat/db';
-import { apiApp, type Closer, type Logger, operation, platformSwitch, requestObserver } from '@devplat/http';
+import {
+  apiApp,
+  type Closer,
+  type Logger,
+  observeAll,
+  operation,
+  platformSwitch,
+  requestObserver,
+} from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
@@ -18,6 +35,7 @@ import { oauthTelemetry } from './oauth-telemetry.ts';
 import { buildPlayerClientApp } from './player/app.ts';
 import { createProvider } from './provider.ts';
 import { providerAnswers } from './provider-answers.ts';
+import { recordTokenRequests } from './request-log.ts';
 import { revokeJwtAccessTokens } from './revocation.ts';
 import { watchSigningKeyAge } from './signing-key-age.ts';
 
@@ -45,7 +63,12 @@ export interface AuthService {
   playerClient: Koa;
   /** AUTH_INTERNAL_URL: the JWKS the api service verifies with. */
   internal: Koa;
-  /** What the drain runs before it closes the stores: the usage bookkeeping's last flush. */
+  /**
+   * The apps' request log as this process notes it (the token and revocation calls): the
+   * one-process platform's api notes its calls in it too.
+   */
+  requestLog: RequestLog;
+  /** What the drain runs before it closes the stores: the usage bookkeeping's and request log's last flush. */
   closers: Closer[];
 }
 
@@ -57,9 +80,12 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
   // notes them in memory, the timers write them to Redis and PostgreSQL.
   const usage = tokenUsage(deps.store, { prisma: deps.prisma, log: deps.logger.child({ part: 'usage' }) });
   const flushing = flushUsageEvery(usage, deps.config.usage);
+  // Each app's calls, for its developer: noted in memory once answered, written every REQUEST_LOG_FLUSH_MS.
+  const requests = requestLog(deps.store, deps.config.requestLog, { log: deps.logger.child({ part: 'request-log' }) });
+  const flushingRequests = flushRequestLogEvery(requests, deps.config.requestLog.flushMs);
   if (deps.metrics) watchSigningKeyAge(deps.metrics, deps.store, deps.secrets);
   return {
-    api: buildTokenApp(deps, provider, usage, apps),
+    api: buildTokenApp(deps, provider, usage, apps, requests),
     playerClient: buildPlayerClientApp({
       config: deps.config,
       pairwiseSecret: deps.secrets.pairwiseSecret,
@@ -71,7 +97,11 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       metrics: deps.metrics,
     }),
     internal: buildInternalApp(deps.secrets, deps.logger, deps.metrics),
-    closers: [{ name: 'usage bookkeeping', close: () => flushing.stop() }],
+    requestLog: requests,
+    closers: [
+      { name: 'usage bookkeeping', close: () => flushing.stop() },
+      { name: 'request log', close: () => flushingRequests.stop() },
+    ],
   };
 }
 
@@ -80,6 +110,7 @@ function buildTokenApp(
   provider: Provider,
   usage: TokenUsage,
   apps: AppDirectory,
+  requests: RequestLog,
 ): Koa {
   const telemetry = oauthTelemetry(metrics, tracing, usage);
   const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider));
@@ -98,7 +129,7 @@ function buildTokenApp(
   operation(router, `${wirePrefix}/oauth/revoke`, { POST: [...on, telemetry, answers.revocation, toProvider] });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
-  const observe = metrics && requestObserver(metrics, 'auth');
+  const observe = observeAll(metrics && requestObserver(metrics, 'auth'), recordTokenRequests(requests));
   const forwarded = { secure: config.baseUrl.protocol === 'https:', trustedProxies: config.trustedProxies };
   return apiApp({ logger, keys: secrets.cookieKeys, forwarded, observe }, router);
 }

@@ -36,6 +36,12 @@ export function oauthTelemetry(metrics?: Metrics, tracing: Tracing = noopTracing
 
 const grantTypes = new Set(['client_credentials', 'authorization_code', 'refresh_token']);
 
+/** The grant type of a token request when it is one the provider knows; undefined for any other value. */
+export function knownGrantType(ctx: Context): string | undefined {
+  const grantType = grantTypeOf(ctx);
+  return grantTypes.has(grantType) ? grantType : undefined;
+}
+
 const endpointOf = (ctx: Context) => (ctx.path.endsWith('/revoke') ? 'revocation' : 'token');
 
 /** The grant type the provider read from the request, or the one served ahead of it ('unknown': none). */

@@ -100,16 +100,6 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
   let service: RunningService;
   let adminUrl: string | null = null;
   try {
-    const api = buildApiApp({
-      config,
-      prisma: database.prisma,
-      query: database.query,
-      logger: loggerFor('api'),
-      statusSource: createStatusSource(config.statusUrl),
-      integrations: { ...splitIntegrations, consentWebhooks: worker !== null },
-      tokens: tokenVerifier(config, keys),
-      metrics,
-    });
     const auth = buildAuthService({
       config,
       secrets,
@@ -120,8 +110,20 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       metrics,
       tracing,
     });
-    // Its usage bookkeeping flushes once more on the drain, before the stores close.
+    // Its usage bookkeeping and the request log flush once more on the drain, before the stores close.
     closers.unshift(...auth.closers);
+    const api = buildApiApp({
+      config,
+      prisma: database.prisma,
+      query: database.query,
+      logger: loggerFor('api'),
+      statusSource: createStatusSource(config.statusUrl),
+      integrations: { ...splitIntegrations, consentWebhooks: worker !== null },
+      tokens: tokenVerifier(config, keys),
+      metrics,
+      // One request log in this process: auth's, which the api's calls join.
+      requestLog: auth.requestLog,
+    });
     const open = async (name: string, app: RequestListener, url: URL, port: number, pages: Site | null = null) => {
       listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages) });
     };

@@ -175,7 +175,8 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       'sandbox auth': all,
       // Only auth signs and keys anything: no other pod holds the private key. The console holds
       // the pairwise secret alone (the consent.revoked events of an app it deletes name players).
-      'sandbox api': ['DATABASE_URL'],
+      // The api: Redis for the apps' request log it writes (no readiness check).
+      'sandbox api': ['DATABASE_URL', 'REDIS_URL'],
       'sandbox console': ['DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'sandbox worker': ['DATABASE_URL'],
       // The admin API: Redis to tell every app cache of a suspension; the operators' token
@@ -184,7 +185,7 @@ describe('Kubernetes manifests (infra/kubernetes)', () => {
       'sandbox migrate': ['DATABASE_URL'],
       'sandbox janitor': ['DATABASE_URL'],
       'production auth': all,
-      'production api': ['DATABASE_URL'],
+      'production api': ['DATABASE_URL', 'REDIS_URL'],
       'production worker': ['DATABASE_URL'],
       'production admin-api': ['ADMIN_TOKENS', 'DATABASE_URL', 'PAIRWISE_SECRET', 'REDIS_URL'],
       'production migrate': ['DATABASE_URL'],

@@ -14,6 +14,8 @@ export interface SelectedEnd {
   ended: number;
   /** The consents ended, counted by their app (its id), with the app's client id. */
   endedByApp: Map<string, { clientId: string; ended: number }>;
+  /** Each consent ended, with the consent.revoked event written for it. */
+  events: { consentId: string; eventId: string }[];
 }
 
 /**
@@ -30,7 +32,8 @@ export async function endSelectedConsents(
   const revokedAt = new Date();
   const consents = await activeConsents(tx, selection, limit);
   const endedByApp: SelectedEnd['endedByApp'] = new Map();
-  if (consents.length === 0) return { found: 0, ended: 0, endedByApp };
+  const events: SelectedEnd['events'] = [];
+  if (consents.length === 0) return { found: 0, ended: 0, endedByApp, events };
   const ended = await markEnded(
     tx,
     consents.map((consent) => consent.id),
@@ -44,9 +47,10 @@ export async function endSelectedConsents(
     endedByApp.set(consent.appId, { clientId, ended: byApp.ended + 1 });
     const sub = pairwiseSubject(pairwiseSecret, clientId, consent.playerId);
     const payload = consentRevokedPayload({ clientId, sub, consent, revokedAt, reason });
-    await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
+    const event = await insertEvent(tx, { type: 'consent.revoked', appId: consent.appId, payload });
+    events.push({ consentId: consent.id, eventId: event.id });
   }
-  return { found: consents.length, ended: ended.size, endedByApp };
+  return { found: consents.length, ended: ended.size, endedByApp, events };
 }
 
 /**

@@ -27,3 +27,10 @@ export {
   type ConsentSelection,
   consentActivity,
 } from './store.ts';
+export {
+  type Triggered,
+  type TriggeredEvent,
+  type TriggerSubject,
+  triggerConsentGranted,
+  triggerConsentRevoked,
+} from './trigger.ts';

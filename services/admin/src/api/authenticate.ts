@@ -1,9 +1,11 @@
 // Who may call the admin API: `Authorization: Bearer <operator token>`, a token whose hash is in
 // the operator tokens file (ADMIN_TOKENS_FILE). Missing or wrong: 401 with the bearer challenge,
 // logged (the token's prefix and length at most, never the token) and slowed per client address
-// (failures.ts). A read token may call GET (and HEAD); every other method changes something and
-// needs a write token: 403.
+// (failures.ts). A developer's API key (the console's) is never an operator token: refused alike,
+// with a detail that says so. A read token may call GET (and HEAD); every other method changes
+// something and needs a write token: 403.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { apiKeyPrefix } from '@devplat/contract';
 import { type Logger, ProblemError } from '@devplat/http';
 import { keyShape, operatorTokenPrefix, type WatchedTokens } from '@devplat/keys';
 import type { Middleware } from 'koa';
@@ -23,7 +25,8 @@ function bearerToken(authorization: string): string | null {
 export function authenticate(tokens: WatchedTokens, failures: FailedAttempts, logger: Logger): Middleware {
   return async (ctx, next) => {
     const token = bearerToken(ctx.get('Authorization'));
-    const operator = token ? tokens.find(token) : null;
+    const apiKey = token?.startsWith(apiKeyPrefix) ?? false;
+    const operator = token && !apiKey ? tokens.find(token) : null;
     if (operator === null) {
       const { failures: count, delayMs } = failures.failed(ctx.ip);
       const shape = token ? keyShape(token, operatorTokenPrefix) : null;
@@ -31,7 +34,14 @@ export function authenticate(tokens: WatchedTokens, failures: FailedAttempts, lo
         {
           request_id: ctx.state.requestId,
           address: ctx.ip,
-          reason: token === null ? 'no token' : !shape?.wellFormed ? 'not an operator token' : 'unknown token',
+          reason:
+            token === null
+              ? 'no token'
+              : apiKey
+                ? "a developer's API key"
+                : !shape?.wellFormed
+                  ? 'not an operator token'
+                  : 'unknown token',
           ...(shape && { token_prefix: shape.prefix, token_length: shape.length }),
           failures: count,
           delay_ms: delayMs,
@@ -43,7 +53,9 @@ export function authenticate(tokens: WatchedTokens, failures: FailedAttempts, lo
         'INVALID_TOKEN',
         token === null
           ? 'Send an operator token: Authorization: Bearer <token> (admin create-token makes one).'
-          : 'The operator token is not valid: unknown, malformed, or removed from the operator tokens file.',
+          : apiKey
+            ? "A developer's API key opens the developer console's API only, never the admin API: send an operator token."
+            : 'The operator token is not valid: unknown, malformed, or removed from the operator tokens file.',
         challenge,
       );
     }

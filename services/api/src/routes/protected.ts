@@ -5,7 +5,7 @@ import { wirePrefix } from '@devplat/config';
 import { apiVersion, limits } from '@devplat/contract';
 import { ProblemError, type ReadyAnswer, readyJson, sendReady } from '@devplat/http';
 import type { Middleware } from 'koa';
-import { type AccessToken, bearerToken, type TokenVerifier } from '../bearer.ts';
+import { type AccessToken, bearerToken, ExpiredTokenProblem, type TokenVerifier } from '../bearer.ts';
 import type { City, CityRegistry } from '../city-registry.ts';
 import type { LivenessAndProfileCheck, TokenProfile } from '../liveness.ts';
 
@@ -24,8 +24,16 @@ export function authenticate(
   options: { userTokensOnly?: boolean } = {},
 ): Middleware {
   return async (ctx, next) => {
-    const token = await verifier.verify(bearerToken(ctx));
+    let token: AccessToken;
+    try {
+      token = await verifier.verify(bearerToken(ctx));
+    } catch (error) {
+      // An expired token of ours is still the app's call: its request log shows the refusal.
+      if (error instanceof ExpiredTokenProblem) ctx.state.expiredTokenClientId = error.clientId;
+      throw error;
+    }
     ctx.state.clientId = token.clientId;
+    ctx.state.verifiedToken = token;
     if (options.userTokensOnly && token.consentId === undefined) {
       throw new ProblemError(
         'USER_TOKEN_REQUIRED',

@@ -1,11 +1,12 @@
-// The console API's account routes: register, sign in and out (bearer sessions), the account.
+// The console API's account routes: register, sign in and out (bearer sessions), the account and
+// its history. Signing out ends a session, so an API key cannot (SESSION_REQUIRED).
 import { operation } from '@devplat/http';
 import { accountView } from '../domain/accounts.ts';
 import { type ApiRoutes, answer, requester, who } from './context.ts';
 import { readJson } from './json.ts';
 
 export function accountRoutes({ router, domain, signedIn }: ApiRoutes): void {
-  const { accounts } = domain;
+  const { accounts, accountHistory } = domain;
   const sessions = domain.sessions.api;
   operation(router, '/accounts', {
     POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), requester(ctx)))),
@@ -17,11 +18,22 @@ export function accountRoutes({ router, domain, signedIn }: ApiRoutes): void {
       answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
     },
   });
-  signedIn('/sessions/current', {
-    DELETE: async (ctx) => {
-      await sessions.end(who(ctx).token);
-      answer(ctx, 204);
+  signedIn(
+    '/sessions/current',
+    {
+      DELETE: async (ctx) => {
+        const caller = who(ctx);
+        if (caller.via === 'session') await sessions.end(caller.token);
+        answer(ctx, 204);
+      },
+    },
+    'session',
+  );
+  signedIn('/account', { GET: (ctx) => answer(ctx, 200, accountView(who(ctx).account)) });
+  signedIn('/account/history', {
+    GET: async (ctx) => {
+      const { entries, nextCursor } = await accountHistory.list(who(ctx).account.id, ctx.query);
+      answer(ctx, 200, { data: entries, next_cursor: nextCursor });
     },
   });
-  signedIn('/account', { GET: (ctx) => answer(ctx, 200, accountView(who(ctx).account)) });
 }

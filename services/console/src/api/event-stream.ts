@@ -22,6 +22,26 @@ export interface StreamTiming {
 export const streamTiming: StreamTiming = { pollMs: 500, lifetimeMs: 15_000 };
 
 /**
+ * Answers with an open Server-Sent Events stream (unbuffered, never cached) that starts with a
+ * retry of 1 s and `comment`; isOpen() turns false once the client has gone.
+ */
+export function openStream(ctx: Context, comment: string): { stream: PassThrough; isOpen: () => boolean } {
+  const stream = new PassThrough();
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('Cache-Control', 'no-store');
+  // nginx (the gateway, ingress-nginx) would otherwise buffer the stream.
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.body = stream;
+  stream.write(`retry: 1000\n: ${comment}\n\n`);
+  let open = true;
+  ctx.req.once('close', () => {
+    open = false;
+  });
+  return { stream, isOpen: () => open };
+}
+
+/**
  * Streams the feed into the answer until its lifetime ends or the client leaves; `listening` is
  * called with how long to say so, at the start and then every few seconds (test events go to
  * listeners even without a webhook URL).
@@ -32,23 +52,12 @@ export function streamEvents(
   { logger, listening }: { logger: Logger; listening: (forSeconds: number) => Promise<void> },
   timing = streamTiming,
 ): void {
-  const stream = new PassThrough();
-  ctx.status = 200;
-  ctx.type = 'text/event-stream';
-  ctx.set('Cache-Control', 'no-store');
-  // nginx (the gateway, ingress-nginx) would otherwise buffer the stream.
-  ctx.set('X-Accel-Buffering', 'no');
-  ctx.body = stream;
-  stream.write(`retry: 1000\n: events of ${ctx.params.clientId}, for ${timing.lifetimeMs / 1000} s\n\n`);
-  let open = true;
-  ctx.req.once('close', () => {
-    open = false;
-  });
+  const { stream, isOpen } = openStream(ctx, `events of ${ctx.params.clientId}, for ${timing.lifetimeMs / 1000} s`);
   const until = Date.now() + timing.lifetimeMs;
   void (async () => {
     let said = 0;
     try {
-      while (open && Date.now() < until) {
+      while (isOpen() && Date.now() < until) {
         if (Date.now() - said > 5_000) {
           said = Date.now();
           await listening(Math.ceil(timing.lifetimeMs / 1000) + 10);

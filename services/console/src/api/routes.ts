@@ -1,25 +1,41 @@
 // The console JSON API at {console_url}/api (its endpoints are listed in docs/console.md),
 // for the devplat CLI and scripts. API clients authenticate with the bearer token POST /api/sessions
-// returns; no cookie is read here, so no request can ride on a browser's ambient credentials (the web
-// UI has its own routes). Each resource's routes live in their own module; this file composes them.
+// returns, or with an API key; no cookie is read here, so no request can ride on a browser's
+// ambient credentials (the web UI has its own routes). Each resource's routes live in their own
+// module; this file composes them.
 
 import { type Logger, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { accountRoutes } from './account.ts';
+import { apiKeyRoutes } from './api-keys.ts';
 import { appRoutes } from './apps.ts';
 import { type ApiRoutes, bearerSignIn } from './context.ts';
 import { historyRoutes } from './history.ts';
 import { playerRoutes } from './players.ts';
+import { requestLogRoutes } from './request-log.ts';
 import { secretRoutes } from './secrets.ts';
+import { triggerRoutes } from './triggers.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router {
   const router = new Router({ prefix: '/api', strict: true, sensitive: true });
-  const guard = bearerSignIn(domain);
-  const signedIn: ApiRoutes['signedIn'] = (path, handlers) => operation(router, path, handlers, guard);
+  const guards = { any: bearerSignIn(domain, logger, 'any'), session: bearerSignIn(domain, logger, 'session') };
+  const signedIn: ApiRoutes['signedIn'] = (path, handlers, access = 'any') =>
+    operation(router, path, handlers, guards[access]);
   const routes: ApiRoutes = { router, domain, logger, signedIn };
-  for (const resource of [accountRoutes, appRoutes, secretRoutes, webhookRoutes, historyRoutes, playerRoutes]) {
+  const resources = [
+    accountRoutes,
+    apiKeyRoutes,
+    appRoutes,
+    secretRoutes,
+    webhookRoutes,
+    historyRoutes,
+    playerRoutes,
+    requestLogRoutes,
+    triggerRoutes,
+  ];
+  for (const resource of resources) {
     resource(routes);
   }
   // Production credentials stay closed until a security review opens production (contract rule 3).

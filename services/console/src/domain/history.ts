@@ -1,13 +1,15 @@
-// A developer's history of one of their apps: what was done to it, by whom and when, newest first,
-// a page at a time (the audit room's appHistory). Who is the developer, by their account's e-mail,
-// or "the platform" for an operator, whose name stays the platform's. A summary names only what the
-// console shows anyway: the app's secret and delivery ids, the members an edit changed, counts;
-// never an operator's reason, a player or another internal id.
+// A developer's history of one of their apps, and of their account: what was done to it, by whom
+// and when, newest first, a page at a time (the audit room's appHistory, and its records whose
+// target is the account: registration, the platform's suspension and reactivation, API keys made
+// and revoked). Who is the developer, by their account's e-mail, or "the platform" for an operator,
+// whose name stays the platform's. A summary names only what the console shows anyway: the app's
+// secret and delivery ids, the members an edit changed, counts, an API key's name and id; never an
+// operator's reason, a player or another internal id.
 import type { HistoryActorView, HistoryEntryView } from '@devplat/contract';
 import type { AuditRecord, PrismaClient } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
 import type { AppWithSecrets } from '@devplat/domain/apps';
-import { appHistory } from '@devplat/domain/audit';
+import { appHistory, type Page, queryAudit } from '@devplat/domain/audit';
 import type { DeveloperApps } from './apps.ts';
 import { pageQuery } from './rules.ts';
 
@@ -22,6 +24,13 @@ export interface AppHistoryPage {
 }
 
 type Details = Record<string, unknown>;
+
+/** A page of the account's history. */
+export interface AccountHistoryPage {
+  entries: HistoryEntryView[];
+  /** Gives the older entries; null when there are none. */
+  nextCursor: string | null;
+}
 
 /** The members an edit may change, in the order the API lists them. */
 const memberOrder = ['name', 'redirect_uris', 'scopes', 'webhook_url'];
@@ -72,10 +81,24 @@ function summaryOf({ action, targetId, details: stored }: AuditRecord): string {
       return typeof details.new_delivery_id === 'string'
         ? `Delivery ${targetId} replayed as ${details.new_delivery_id}`
         : `Delivery ${targetId} replayed`;
+    case 'consent.trigger':
+      return `Triggered ${details.event} for sandbox player ${details.username}`;
     case 'consent.end':
       return '1 consent ended by the platform';
     case 'app.consents_end':
       return consentsEnded(details, ' by the platform') || 'Consents ended by the platform';
+    case 'account.register':
+      return 'Account registered';
+    case 'account.suspend':
+      return 'Account suspended by the platform';
+    case 'account.reactivate':
+      return 'Suspension lifted by the platform';
+    case 'api_key.create': {
+      const expires = typeof details.expires_at === 'string' ? `, expires ${details.expires_at.slice(0, 10)}` : '';
+      return `API key ${JSON.stringify(details.name)} created (${details.scope}${expires}; id ${details.key_id})`;
+    }
+    case 'api_key.revoke':
+      return `API key ${JSON.stringify(details.name)} revoked (id ${details.key_id})`;
     case 'player.consents_end':
       // Never the player: the developer sees how many of this app's consents a player's end took.
       return (
@@ -84,6 +107,27 @@ function summaryOf({ action, targetId, details: stored }: AuditRecord): string {
     default:
       return action;
   }
+}
+
+/** The entries of records, newest first, each actor as the developer sees them. */
+async function entriesOf(prisma: PrismaClient, { items, nextCursor }: Page<AuditRecord>) {
+  const accountIds = items.flatMap((record) =>
+    record.actorType === 'account' && record.actorId ? [record.actorId] : [],
+  );
+  const emails = await emailsOfAccounts(prisma, accountIds);
+  // Accounts are never deleted, so every account found has its e-mail.
+  const actor = (record: AuditRecord): HistoryActorView =>
+    record.actorType === 'operator'
+      ? { type: 'platform' }
+      : { type: 'developer', email: emails.get(record.actorId ?? '') ?? 'unknown' };
+  const entries = items.map((record) => ({
+    at: record.createdAt.toISOString(),
+    action: record.action,
+    actor: actor(record),
+    summary: summaryOf(record),
+    request_id: record.requestId,
+  }));
+  return { entries, nextCursor };
 }
 
 export function appHistories(prisma: PrismaClient, { find }: Pick<DeveloperApps, 'find'>) {
@@ -100,25 +144,23 @@ export function appHistories(prisma: PrismaClient, { find }: Pick<DeveloperApps,
     ): Promise<AppHistoryPage> {
       const asked = pageQuery(query);
       const app = await find(accountId, clientId);
-      const { items, nextCursor } = await appHistory(prisma, app.id, asked);
-      const accountIds = items.flatMap((record) =>
-        record.actorType === 'account' && record.actorId ? [record.actorId] : [],
-      );
-      const emails = await emailsOfAccounts(prisma, accountIds);
-      // Accounts are never deleted, so every account found has its e-mail.
-      const actor = (record: AuditRecord): HistoryActorView =>
-        record.actorType === 'operator'
-          ? { type: 'platform' }
-          : { type: 'developer', email: emails.get(record.actorId ?? '') ?? 'unknown' };
-      const entries = items.map((record) => ({
-        at: record.createdAt.toISOString(),
-        action: record.action,
-        actor: actor(record),
-        summary: summaryOf(record),
-        request_id: record.requestId,
-      }));
-      return { app, entries, nextCursor };
+      return { app, ...(await entriesOf(prisma, await appHistory(prisma, app.id, asked))) };
     },
   };
 }
 export type AppHistories = ReturnType<typeof appHistories>;
+
+export function accountHistories(prisma: PrismaClient) {
+  return {
+    /**
+     * A page of the account's history, newest first, under the same query rules as an app's: the
+     * records whose target is the account (registered, suspended and reactivated by the platform,
+     * API keys created and revoked).
+     */
+    async list(accountId: string, query: Readonly<Record<string, unknown>> = {}): Promise<AccountHistoryPage> {
+      const asked = pageQuery(query);
+      return entriesOf(prisma, await queryAudit(prisma, { target: { type: 'account', id: accountId }, ...asked }));
+    },
+  };
+}
+export type AccountHistories = ReturnType<typeof accountHistories>;

@@ -8,11 +8,14 @@ import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { signInThrottle } from '@devplat/throttle';
 import { developerAccounts } from './accounts.ts';
-import { developerApps } from './apps.ts';
-import { appHistories } from './history.ts';
+import { developerApiKeys } from './api-keys.ts';
+import { type DeveloperApps, developerApps } from './apps.ts';
+import { accountHistories, appHistories } from './history.ts';
 import { sandboxPlayers } from './players.ts';
+import { requestLogs } from './request-log.ts';
 import { consoleSessions } from './sessions.ts';
-import { developerWebhooks } from './webhooks.ts';
+import { consentTriggers } from './triggers.ts';
+import { type DeveloperWebhooks, developerWebhooks } from './webhooks.ts';
 
 export function consoleDomain(
   config: Config,
@@ -28,13 +31,30 @@ export function consoleDomain(
     reservedHosts: cookieHosts(config),
     pairwiseSecret,
   });
+  const webhooks = developerWebhooks(prisma, store, apps);
+  const parts: DomainParts = { config, prisma, store, pairwiseSecret, apps, webhooks, metrics };
   return {
     sessions: consoleSessions(store),
     accounts: developerAccounts(prisma, throttle('console-sign-in')),
+    apiKeys: developerApiKeys(prisma),
+    accountHistory: accountHistories(prisma),
     apps,
-    webhooks: developerWebhooks(prisma, store, apps),
+    webhooks,
     history: appHistories(prisma, apps),
     players: sandboxPlayers(prisma, throttle('player-create')),
+    requestLog: requestLogs(parts),
+    triggers: consentTriggers(parts),
   };
 }
+/** What a domain part may be built from: the platform's stores and the parts built before it. */
+export interface DomainParts {
+  config: Config;
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  pairwiseSecret: string;
+  apps: DeveloperApps;
+  webhooks: DeveloperWebhooks;
+  metrics?: Metrics;
+}
+
 export type ConsoleDomain = ReturnType<typeof consoleDomain>;

@@ -1,8 +1,9 @@
 // The "First call" section of an app's page: a client-credentials token, then GET /cities, in curl,
 // JavaScript (Node 24's fetch) and Python (requests), with the app's client id, the token URL and
-// the API base URL written in, then the next steps of a new app. The secret is never written: each
-// snippet reads CLIENT_SECRET from the environment. Each prints every city's name, one a line
-// (test/console/console-browser.test.ts runs them as the page shows them).
+// the API base URL written in, then the next steps of a new app; above it, the links to the app's
+// request log and history. The secret is never written: each snippet reads CLIENT_SECRET from the
+// environment. Each prints every city's name, one a line (test/console/console-browser.test.ts runs
+// them as the page shows them).
 import type { AppView } from '@devplat/contract';
 import { type Html, html } from '@devplat/http';
 
@@ -85,8 +86,9 @@ for city in cities.json()['data']:
 }
 
 /**
- * The app's first call, in curl, JavaScript and Python: its client id and the API's URLs written in,
- * the secret read from the environment (never on the page). Then where a new app goes next.
+ * The app's request log and history links, then its first call, in curl, JavaScript and Python: its
+ * client id and the API's URLs written in, the secret read from the environment (never on the page).
+ * Then where a new app goes next.
  */
 export function firstCallSection(app: AppView, apiBase: string): Html {
   const base = `/apps/${app.client_id}`;
@@ -99,11 +101,15 @@ export function firstCallSection(app: AppView, apiBase: string): Html {
     html`<p><strong>This app lacks the <code>city.public.read</code> scope:</strong> add it (Edit) for this call to work.</p>`;
   const inactive =
     app.status !== 'active' && html`<p><strong>The app is not active:</strong> it gets no token until it is.</p>`;
-  return html`<h2>First call</h2>
+  return html`<nav aria-label="This app's records"><p><a href="${base}/requests">Request log</a>: its calls, each with its
+status, error code and request ID · <a href="${base}/history">History</a>: every change to it</p></nav>
+<h2>First call</h2>
 <p>Get an app token (client credentials) and call <code>/cities</code> with it. Each snippet reads the client secret
 from <code>CLIENT_SECRET</code> in your environment: set it to one of the app's client secrets, which are shown only once.</p>
 ${missingScope}${inactive}${snippets}
-<p>Every change to the app, by you or by the platform, is on its <a href="${base}/history">history</a>.</p>
+<p>Each call shows on the app's <a href="${base}/requests">request log</a> within a second, a refused one with its error
+code (or run <code>devplat logs tail ${app.client_id}</code>); every change to the app, by you or by the platform, is on
+its <a href="${base}/history">history</a>.</p>
 <h3>Next steps</h3>
 <ul>
 <li>To sign players in: <a href="${base}/edit">add a redirect URI</a>, then follow the

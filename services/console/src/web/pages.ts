@@ -19,9 +19,9 @@ export interface Frame {
 
 function navigation(signedIn: Frame['signedIn']): Html {
   if (!signedIn) return html`<nav aria-label="Console"><strong>Developer console</strong></nav>`;
-  return html`<nav aria-label="Console"><strong>Developer console</strong><a href="/apps">Apps</a><a href="/players">Sandbox players</a><a href="/docs/">Docs</a>
+  return html`<nav aria-label="Console"><strong>Developer console</strong><a href="/apps">Apps</a><a href="/players">Sandbox players</a><a href="/api-keys">API keys</a><a href="/docs/">Docs</a>
 <form method="post" action="/signout">${hiddenField('csrf', signedIn.csrf)}
-<span>${signedIn.displayName}</span> <button type="submit">Sign out</button></form></nav>`;
+<a href="/account" title="Your account">${signedIn.displayName}</a> <button type="submit">Sign out</button></form></nav>`;
 }
 
 /** A console page: the navigation, the notice or error, then the body. */
@@ -36,10 +36,10 @@ ${body}`,
   });
 }
 
-const field = (id: string, label: string, type: string, value: string | undefined, extra?: Html) =>
+export const field = (id: string, label: string, type: string, value: string | undefined, extra?: Html) =>
   html`<label for="${id}">${label}</label><input id="${id}" name="${id}" type="${type}" value="${value ?? ''}" ${extra}>`;
 /** A one-button form: every state change is a POST with the session's CSRF token. */
-const action = (path: string, csrf: string, label: string, extra?: Html) =>
+export const action = (path: string, csrf: string, label: string, extra?: Html) =>
   html`<form class="inline" method="post" action="${path}">${hiddenField('csrf', csrf)}<button type="submit" ${extra}>${label}</button></form>`;
 
 export function signInPage(frame: Frame, csrf: string, email = ''): Html {
@@ -69,7 +69,7 @@ ${field('password', 'Password', 'password', '', html`autocomplete="new-password"
 }
 
 /** A table with its header row, or `empty` when there are no rows. */
-const table = (headings: string[], rows: HtmlValue[], empty: HtmlValue) =>
+export const table = (headings: string[], rows: HtmlValue[], empty: HtmlValue) =>
   rows.length
     ? html`<table><thead><tr>${headings.map((heading) => html`<th>${heading}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`
     : empty;

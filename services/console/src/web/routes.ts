@@ -7,16 +7,27 @@
 import type { PageApp } from '@devplat/http';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { accountPages } from './account.ts';
+import { apiKeyPages } from './api-keys.ts';
 import { appPages } from './apps.ts';
 import { type WebSettings, webRoutes } from './context.ts';
 import { historyPages } from './history.ts';
 import { playerPages } from './players.ts';
+import { requestLogPages } from './request-log.ts';
 import { secretPages } from './secrets.ts';
 import { webhookPages } from './webhooks.ts';
 
 export function consoleWebPages(route: PageApp['route'], domain: ConsoleDomain, settings: WebSettings): void {
   const web = webRoutes(route, domain, settings);
-  for (const resource of [accountPages, appPages, secretPages, webhookPages, historyPages, playerPages]) {
+  for (const resource of [
+    accountPages,
+    apiKeyPages,
+    appPages,
+    secretPages,
+    webhookPages,
+    historyPages,
+    playerPages,
+    requestLogPages,
+  ]) {
     resource(web);
   }
 }

@@ -1,0 +1,34 @@
+// The console API's API key routes: create (the key in that answer only), list, revoke. A signed-in
+// session alone may call them: an API key answers 403 SESSION_REQUIRED (context.ts).
+import { ProblemError } from '@devplat/http';
+import { apiKeyView, createdApiKeyView } from '../domain/api-keys.ts';
+import { type ApiRoutes, actor, answer, who } from './context.ts';
+import { readJson } from './json.ts';
+
+export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void {
+  signedIn(
+    '/api-keys',
+    {
+      GET: async (ctx) =>
+        answer(ctx, 200, { data: (await apiKeys.list(who(ctx).account.id)).map((row) => apiKeyView(row)) }),
+      POST: async (ctx) => {
+        const made = await apiKeys.create(actor(ctx), await readJson(ctx));
+        if ('limitReached' in made) throw new ProblemError('API_KEY_LIMIT', made.limitReached);
+        answer(ctx, 201, createdApiKeyView(made));
+      },
+    },
+    'session',
+  );
+  signedIn(
+    '/api-keys/:keyId',
+    {
+      DELETE: async (ctx) => {
+        const revoked = await apiKeys.revoke(actor(ctx), ctx.params.keyId);
+        if (!revoked)
+          throw new ProblemError('NOT_FOUND', `The API key ${ctx.params.keyId} does not exist or is not yours.`);
+        answer(ctx, 204);
+      },
+    },
+    'session',
+  );
+}

@@ -1,0 +1,12 @@
+// POST /api/apps/{client_id}/triggers: devplat trigger's consent events (domain/triggers.ts).
+import { type ApiRoutes, actor, answer } from './context.ts';
+import { readJson } from './json.ts';
+
+export function triggerRoutes({ domain: { triggers }, signedIn }: ApiRoutes): void {
+  signedIn('/apps/:clientId/triggers', {
+    POST: async (ctx) => {
+      const body = await readJson(ctx);
+      answer(ctx, 202, await triggers.trigger(actor(ctx), ctx.params.clientId, body));
+    },
+  });
+}

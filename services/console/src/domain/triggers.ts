@@ -1,0 +1,109 @@
+// devplat trigger: a consent event for one of the developer's own sandbox players, made by the
+// consent operations the player's Allow and Remove access run (@devplat/domain/consents), so the
+// app's webhook and devplat listen get what production sends. No code or token is made for anyone.
+// Sandbox only, as the whole console is; audited as consent.trigger.
+import { type Scope, userScopes } from '@devplat/contract';
+import { isUuid, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import type { Actor } from '@devplat/domain/audit';
+import {
+  pairwiseSubject,
+  type TriggeredEvent,
+  triggerConsentGranted,
+  triggerConsentRevoked,
+} from '@devplat/domain/consents';
+import { findPlayerByUsername, findPlayerOfAccount } from '@devplat/domain/players';
+import { refuse as refuseAs } from '@devplat/domain/refusal';
+import type { DomainParts } from './index.ts';
+import { knownFields, refuse, requiredText, stringList } from './rules.ts';
+
+export const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
+
+/** What a trigger did: the event sent for each consent it granted or ended. */
+export interface TriggerView {
+  event: TriggeredEvent;
+  client_id: string;
+  player: { id: string; username: string };
+  /** The player's pairwise subject with the app: the `sub` of the events. */
+  sub: string;
+  sent: { consent_id: string; event_id: string }[];
+}
+
+async function ownPlayer(prisma: PrismaClient, accountId: string, idOrUsername: string): Promise<SandboxPlayer> {
+  const player = isUuid(idOrUsername)
+    ? await findPlayerOfAccount(prisma, accountId, idOrUsername)
+    : await findPlayerByUsername(prisma, idOrUsername.toLowerCase());
+  if (!player || player.accountId !== accountId) {
+    refuseAs('PLAYER_NOT_FOUND', `The sandbox player ${idOrUsername} does not exist or is not yours.`);
+  }
+  return player;
+}
+
+/** The scopes a triggered Allow grants: those asked, else every player scope the app holds. */
+function allowedScopes(appScopes: readonly string[], asked: unknown, clientId: string): string[] {
+  const grantable = userScopes.filter((scope) => appScopes.includes(scope));
+  if (asked === undefined) {
+    if (grantable.length === 0) {
+      refuseAs('INVALID_SCOPES', `The app ${clientId} holds no scope a player allows (${userScopes.join(', ')}).`);
+    }
+    return [...grantable];
+  }
+  const scopes = stringList(asked, 'scopes');
+  if (scopes.length === 0) refuse('scopes must name at least one scope.');
+  for (const scope of scopes) {
+    if (!grantable.includes(scope as Scope)) {
+      refuseAs(
+        'INVALID_SCOPES',
+        `${scope} is not a scope a player can allow ${clientId}: it may ask ${grantable.join(', ') || 'none'}.`,
+      );
+    }
+  }
+  return [...new Set(scopes)];
+}
+
+export function consentTriggers({ prisma, pairwiseSecret, apps }: DomainParts) {
+  return {
+    /**
+     * Sends `event` for the developer's player with the developer's app: consent.granted grants a new
+     * consent (the app must be active and the player enabled, as at Allow); consent.revoked ends every
+     * active consent of the player with the app (CONSENT_NOT_FOUND when there is none).
+     */
+    async trigger(actor: Actor, clientId: string, input: unknown): Promise<TriggerView> {
+      const body = knownFields(input, ['event', 'player', 'scopes']);
+      const event = body.event;
+      if (typeof event !== 'string' || !triggerableEvents.includes(event as TriggeredEvent)) {
+        refuse(`event must be one of ${triggerableEvents.join(', ')}.`);
+      }
+      const playerRef = requiredText(body.player, 'player', 64);
+      if (event === 'consent.revoked' && body.scopes !== undefined) refuse('scopes applies to consent.granted only.');
+      const app =
+        event === 'consent.granted'
+          ? await apps.active(actor.accountId, clientId)
+          : await apps.find(actor.accountId, clientId);
+      const player = await ownPlayer(prisma, actor.accountId, playerRef);
+      const subject = { app: { id: app.id, clientId: app.clientId }, player };
+      let sent: { consentId: string; eventId: string }[];
+      if (event === 'consent.granted') {
+        if (player.status !== 'active') {
+          refuse(`The sandbox player ${player.username} is disabled and cannot allow apps: enable them first.`);
+        }
+        const scopes = allowedScopes(app.scopes, body.scopes, app.clientId);
+        sent = await triggerConsentGranted(prisma, pairwiseSecret, actor, subject, scopes);
+      } else {
+        sent = await triggerConsentRevoked(prisma, pairwiseSecret, actor, subject);
+        if (sent.length === 0) {
+          refuseAs(
+            'CONSENT_NOT_FOUND',
+            `The sandbox player ${player.username} has no active consent with ${app.clientId}: trigger consent.granted first.`,
+          );
+        }
+      }
+      return {
+        event: event as TriggeredEvent,
+        client_id: app.clientId,
+        player: { id: player.id, username: player.username },
+        sub: pairwiseSubject(pairwiseSecret, app.clientId, player.id),
+        sent: sent.map(({ consentId, eventId }) => ({ consent_id: consentId, event_id: eventId })),
+      };
+    },
+  };
+}
