@@ -210,10 +210,23 @@ export function requestLog(
   // Parallel arrays: the record as the caller made it and its time, so noting one allocates nothing.
   let records: RequestRecord[] = [];
   let times: number[] = [];
+  // An app's successful calls noted since the last write, by client id. In a flood, those past what
+  // a write may send are not kept at all, so the flood holds no more in memory than a write sends
+  // (each kept call would outlive the young generation until the write); refusals are always kept.
+  const keptPerWrite =
+    bounds.flushMs === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.max(minimumWriteBudget, Math.ceil((bounds.maxEntries * bounds.flushMs) / 1000));
+  let successes = new Map<string, number>();
   const writes = outage(log, maxPending);
   return {
     record(record) {
       if (records.length >= maxPending) return writes.dropped(1);
+      if (record.authenticated && record.status < 400) {
+        const kept = successes.get(record.clientId) ?? 0;
+        if (kept >= keptPerWrite) return;
+        successes.set(record.clientId, kept + 1);
+      }
       records.push(record);
       times.push(now());
     },
@@ -223,6 +236,7 @@ export function requestLog(
       const batchTimes = times;
       records = [];
       times = [];
+      successes = new Map();
       // By client id, then stream; only what a stream's write budget takes is encoded and sent.
       const streams = new Map<string, { a: number[]; u: number[] }>();
       for (const [index, record] of batch.entries()) {
