@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { generateSigningKey } from '@devplat/config';
+import type { RequestLogEntryView } from '@devplat/contract';
 import { redisClientOf, redisStore } from '@devplat/kv';
 import { allowOverHttp } from '@devplat/test/connected-apps';
 import { consoleCall, type Developer, registerDeveloper, signInToWeb } from '@devplat/test/console-api';
@@ -41,18 +42,7 @@ before(async () => {
 });
 after(() => platform?.close());
 
-interface Entry {
-  id: string;
-  at: string;
-  operation: string;
-  status: number;
-  error: string | null;
-  request_id: string;
-  latency_ms: number;
-  grant_type: string | null;
-  subject: string | null;
-  client_authenticated: boolean;
-}
+type Entry = RequestLogEntryView;
 
 /** GET /api{path} of the console as `who` (checked against the console API document). */
 const consoleGet = (path: string, who: Developer | null = developer) =>

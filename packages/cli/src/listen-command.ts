@@ -3,13 +3,12 @@
 // Sent Events) and posts each event to --forward-to with the body and Standard Webhooks headers the
 // console signed with the app's own secret: exactly what a real delivery sends. Nothing connects
 // to this machine, so no port is opened and no https or WEBHOOK_ALLOW_LOOPBACK_HTTP is needed.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { networkReason } from './console-client.ts';
-import { FailureError, NotSignedInError, UsageError } from './errors.ts';
+import { followConsoleStream } from './console-stream.ts';
+import { UsageError } from './errors.ts';
 import { when } from './output.ts';
 import { clientIdArg } from './public-api.ts';
-import { serverSentEvents } from './server-sent-events.ts';
 import { triggerableEvents } from './trigger-command.ts';
 
 interface StreamedEvent {
@@ -81,59 +80,27 @@ async function runListen(ctx: CommandContext) {
   const target = forwardTo(ctx);
   const only = eventFilter(ctx);
   const clientId = ctx.args.client_id as string;
-  const consoleApi = ctx.signedIn();
-  const stop = ctx.io.interrupted();
   const forwarded = new Set<string>();
-  let lastEventId = '';
-  let connected = false;
-  let failures = 0;
-  while (!stop.aborted) {
-    try {
-      const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
-      const response = await consoleApi.stream(`/apps/${encodeURIComponent(clientId)}/events`, headers, stop);
-      if (!connected) {
-        const which = only ? `${[...only].join(' and ')} events` : 'consent and test events';
-        ctx.io.stderr.write(
-          `Ready: forwarding the ${which} of ${clientId} to ${target.href} (Ctrl-C to stop).\n` +
-            "Each is signed with the app's webhook signing secret (devplat apps show lists it), as a real delivery is.\n" +
-            `Send a test event from another terminal: devplat webhooks test ${clientId}\n`,
-        );
-      } else if (failures > 0) {
-        ctx.io.stderr.write('Reconnected.\n');
-      }
-      connected = true;
-      failures = 0;
-      if (!response.body) continue;
-      for await (const message of serverSentEvents(response.body)) {
-        if (message.event !== 'webhook') continue;
-        const event = JSON.parse(message.data) as StreamedEvent;
-        lastEventId = message.id;
-        if (forwarded.has(event.id) || (only && !only.has(event.type))) continue;
-        forwarded.add(event.id);
-        if (forwarded.size > rememberedIds) forwarded.delete(forwarded.values().next().value as string);
-        const test = (JSON.parse(event.body) as { data?: { test?: boolean } }).data?.test === true;
-        const outcome = await forward(target, event, stop);
-        report(ctx, event, test, outcome);
-      }
-    } catch (error) {
-      if (stop.aborted) break;
-      // Refused before anything was forwarded (no session, no such app): nothing to wait for.
-      if (!connected || error instanceof NotSignedInError || isRefusal(error)) throw error;
-      failures++;
-      const wait = Math.min(30, 2 ** (failures - 1));
-      ctx.io.stderr.write(`Lost the console (${reasonOf(error)}): reconnecting in ${wait} s...\n`);
-      // Ctrl-C ends the wait at once (the loop then stops).
-      await sleep(wait * 1000, undefined, { signal: stop }).catch(() => {});
-    }
-  }
-  ctx.io.stderr.write('Stopped.\n');
+  const which = only ? `${[...only].join(' and ')} events` : 'consent and test events';
+  await followConsoleStream(ctx, {
+    path: `/apps/${encodeURIComponent(clientId)}/events`,
+    ready:
+      `Ready: forwarding the ${which} of ${clientId} to ${target.href} (Ctrl-C to stop).\n` +
+      "Each is signed with the app's webhook signing secret (devplat apps show lists it), as a real delivery is.\n" +
+      `Send a test event from another terminal: devplat webhooks test ${clientId}\n`,
+    timeoutMs: forwardTimeoutMs,
+    onMessage: async (message, stop) => {
+      if (message.event !== 'webhook') return;
+      const event = JSON.parse(message.data) as StreamedEvent;
+      if (forwarded.has(event.id) || (only && !only.has(event.type))) return;
+      forwarded.add(event.id);
+      if (forwarded.size > rememberedIds) forwarded.delete(forwarded.values().next().value as string);
+      const test = (JSON.parse(event.body) as { data?: { test?: boolean } }).data?.test === true;
+      const outcome = await forward(target, event, stop);
+      report(ctx, event, test, outcome);
+    },
+  });
 }
-
-/** A refusal that reconnecting will not change (the app is gone, the account suspended). */
-const isRefusal = (error: unknown) => error instanceof FailureError && [403, 404].includes(error.problem.status ?? 0);
-
-const reasonOf = (error: unknown) =>
-  error instanceof FailureError ? error.problem.detail : networkReason(error, forwardTimeoutMs);
 
 function report(ctx: CommandContext, event: StreamedEvent, test: boolean, outcome: Forwarded) {
   if (ctx.json) {

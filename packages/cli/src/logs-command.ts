@@ -3,27 +3,11 @@
 // prints a line per call: when, the operation, the status, the error code, the request id and the
 // latency. The console ends each stream after a while; the CLI reconnects at once with the last id
 // it saw (Last-Event-ID), so nothing is missed or shown twice. Ctrl-C ends it.
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { RequestLogEntryView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { networkReason } from './console-client.ts';
-import { FailureError, NotSignedInError } from './errors.ts';
+import { followConsoleStream } from './console-stream.ts';
 import { when } from './output.ts';
 import { clientIdArg } from './public-api.ts';
-import { serverSentEvents } from './server-sent-events.ts';
-
-/** An entry of the request log, as the console's API gives it. */
-interface RequestEntry {
-  id: string;
-  at: string;
-  operation: string;
-  status: number;
-  error: string | null;
-  request_id: string;
-  latency_ms: number;
-  grant_type: string | null;
-  subject: string | null;
-  client_authenticated: boolean;
-}
 
 const statusClasses = ['2xx', '4xx', '5xx'] as const;
 const operations = ['token', 'revoke', 'cities', 'me'] as const;
@@ -48,7 +32,7 @@ function describeFilters(ctx: CommandContext): string {
   return given.length ? ` (only ${given.join(', ')})` : '';
 }
 
-function print(ctx: CommandContext, entry: RequestEntry): void {
+function print(ctx: CommandContext, entry: RequestLogEntryView): void {
   if (ctx.json) {
     ctx.io.stdout.write(`${JSON.stringify(entry)}\n`);
     return;
@@ -71,52 +55,18 @@ function print(ctx: CommandContext, entry: RequestEntry): void {
   );
 }
 
-/** A refusal that reconnecting will not change (the app is gone, the account suspended, a bad filter). */
-const isRefusal = (error: unknown) =>
-  error instanceof FailureError && [400, 403, 404].includes(error.problem.status ?? 0);
-
-const reasonOf = (error: unknown) =>
-  error instanceof FailureError ? error.problem.detail : networkReason(error, waitForHeadersMs);
-
 async function runTail(ctx: CommandContext) {
   const clientId = ctx.args.client_id as string;
-  const consoleApi = ctx.signedIn();
-  const stop = ctx.io.interrupted();
-  const path = `/apps/${encodeURIComponent(clientId)}/requests/stream${filterQuery(ctx)}`;
-  let lastEventId = '';
-  let connected = false;
-  let failures = 0;
-  while (!stop.aborted) {
-    try {
-      const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
-      const response = await consoleApi.stream(path, headers, stop);
-      if (!connected) {
-        ctx.io.stderr.write(
-          `Ready: tailing the request log of ${clientId}${describeFilters(ctx)} (Ctrl-C to stop).\n` +
-            'A line per call to the token and revocation endpoints, /cities and /me, as it is answered.\n',
-        );
-      } else if (failures > 0) {
-        ctx.io.stderr.write('Reconnected.\n');
-      }
-      connected = true;
-      failures = 0;
-      if (!response.body) continue;
-      for await (const message of serverSentEvents(response.body)) {
-        if (message.id) lastEventId = message.id;
-        if (message.event === 'request') print(ctx, JSON.parse(message.data) as RequestEntry);
-      }
-    } catch (error) {
-      if (stop.aborted) break;
-      // Refused before anything was shown (no session, no such app, a bad filter): nothing to wait for.
-      if (!connected || error instanceof NotSignedInError || isRefusal(error)) throw error;
-      failures++;
-      const wait = Math.min(30, 2 ** (failures - 1));
-      ctx.io.stderr.write(`Lost the console (${reasonOf(error)}): reconnecting in ${wait} s...\n`);
-      // Ctrl-C ends the wait at once (the loop then stops).
-      await sleep(wait * 1000, undefined, { signal: stop }).catch(() => {});
-    }
-  }
-  ctx.io.stderr.write('Stopped.\n');
+  await followConsoleStream(ctx, {
+    path: `/apps/${encodeURIComponent(clientId)}/requests/stream${filterQuery(ctx)}`,
+    ready:
+      `Ready: tailing the request log of ${clientId}${describeFilters(ctx)} (Ctrl-C to stop).\n` +
+      'A line per call to the token and revocation endpoints, /cities and /me, as it is answered.\n',
+    timeoutMs: waitForHeadersMs,
+    onMessage: (message) => {
+      if (message.event === 'request') print(ctx, JSON.parse(message.data) as RequestLogEntryView);
+    },
+  });
 }
 
 const tail: CommandSpec = {

@@ -1,8 +1,15 @@
 // Reading a Server-Sent Events body (the console's event and request-log streams) as messages, in
 // the format's own terms: blank lines end a message, `:` lines are comments, a CR before LF is dropped.
 
+/** One message of a stream: its id (empty when it gave none), event name and data (lines joined). */
+export interface ServerSentEvent {
+  id: string;
+  event: string;
+  data: string;
+}
+
 /** The messages of a Server-Sent Events body: id (the last one given), event name and data. */
-export async function* serverSentEvents(body: ReadableStream<Uint8Array>) {
+export async function* serverSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
   let message = { id: '', event: 'message', data: [] as string[] };

@@ -82,6 +82,25 @@ export interface HistoryPageView {
   next_cursor: string | null;
 }
 
+/** One call of an app's request log, as the console API and `devplat logs tail` give it. */
+export interface RequestLogEntryView {
+  /** Its place in the log: the cursor of the entries older than it, the Last-Event-ID of a tail. */
+  id: string;
+  at: string;
+  operation: 'token' | 'revoke' | 'cities' | 'me';
+  status: number;
+  /** The OAuth error (token, revoke) or Problem code (cities, me) answered; null for a success. */
+  error: string | null;
+  request_id: string;
+  latency_ms: number;
+  /** A token request's grant type; null for the others, or one the provider did not know. */
+  grant_type: string | null;
+  /** A user token's pairwise subject (ps_...); null for app tokens and the token endpoint. */
+  subject: string | null;
+  /** False for a call whose client authentication failed, which only claimed this app's client id. */
+  client_authenticated: boolean;
+}
+
 /** What a developer's API key starts with: a secret scanner's match, and what a person recognises. */
 export const apiKeyPrefix = 'devplat_key_';
 

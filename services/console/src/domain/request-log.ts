@@ -14,30 +14,13 @@ import {
   requestLogReader,
   requestOperations,
 } from '@devplat/apps';
-import { problemCodes } from '@devplat/contract';
+import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
 import type { AppWithSecrets } from '@devplat/domain/apps';
 import { pageLimits } from '@devplat/domain/audit';
 import type { DomainParts } from './index.ts';
 import { refuse } from './rules.ts';
 
-/** An entry as the console API and pages show it. */
-export interface RequestLogEntryView {
-  /** Its place in the log: the cursor of the entries older than it, the Last-Event-ID of a tail. */
-  id: string;
-  at: string;
-  operation: RequestOperation;
-  status: number;
-  /** The OAuth error (token, revoke) or Problem code (cities, me) answered; null for a success. */
-  error: string | null;
-  request_id: string;
-  latency_ms: number;
-  /** A token request's grant type; null for the others, or one the provider did not know. */
-  grant_type: string | null;
-  /** A user token's pairwise subject (ps_...); null for app tokens and the token endpoint. */
-  subject: string | null;
-  /** False for a call whose client authentication failed, which only claimed this app's client id. */
-  client_authenticated: boolean;
-}
+export type { RequestLogEntryView };
 
 const view = (entry: RequestLogEntry): RequestLogEntryView => ({
   id: entry.id,
