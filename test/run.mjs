@@ -1,8 +1,9 @@
 // The test command (npm test → pnpm test:all): lint, typecheck and contract lint, then every test
 // file with node's test runner, then (in CI, or locally with --doors) the contract tests again
-// through the nginx gateway. Ends with the line "N passed, N failed" over both passes (a failed
-// lint check counts as a failure). Tests use DATABASE_URL / REDIS_URL when set, the embedded
-// defaults otherwise.
+// through the nginx gateway. Ends with the line "N passed, N failed, N skipped" over both passes (a
+// failed lint check counts as a failure; under CI=true, so does a skip that is not on the list of
+// expected skips, test/expected-skips.ts). Tests use DATABASE_URL / REDIS_URL when set, the
+// embedded defaults otherwise.
 //
 //   node test/run.mjs                          every test file; CI=true adds the gateway pass
 //   node test/run.mjs --doors                  the same with the gateway pass, outside CI too
@@ -13,23 +14,17 @@
 // packages' own tests (infra/toolchain/run.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { defaultPatterns, fileLines, repoRoot as root, runTestFiles } from './runner/run-files.ts';
+import { join, relative } from 'node:path';
+import { expectedSkips } from './expected-skips.ts';
+import {
+  defaultPatterns,
+  fileLines,
+  gatewayPassFiles,
+  repoRoot as root,
+  runTestFiles,
+  unexpectedSkips,
+} from './runner/run-files.ts';
 
-// The contract's tests, which must pass the same through the gateway as at the listeners
-// (test/support/platform.ts starts the platform behind it when DEVPLAT_TEST_DOOR=gateway).
-// Names not written yet are skipped.
-const gatewayContractFiles = [
-  'test/contract/oauth-client-credentials.test.ts',
-  'test/contract/oauth-authorization-code.test.ts',
-  'test/contract/api-protected.test.ts',
-  'test/operating/platform.test.ts',
-  'test/contract/refresh-family.test.ts',
-  'test/contract/secret-rotation.test.ts',
-  'test/contract/consent-binding.test.ts',
-  'test/contract/interop.test.ts',
-  'test/contract/door-parity.test.ts',
-];
 const doors = ['direct', 'gateway'];
 
 const usage = 'usage: node test/run.mjs [--no-checks] [--doors | --door direct|gateway] [test files…]';
@@ -53,7 +48,7 @@ for (let index = 0; index < args.length; index++) {
     process.exit(2);
   } else files.push(arg);
 }
-const contractFiles = gatewayContractFiles.filter((file) => existsSync(join(root, file)));
+const contractFiles = gatewayPassFiles();
 const passes = files.length
   ? (bothDoors ? doors : [door ?? 'direct']).map((name) => ({ door: name, patterns: files }))
   : door === 'gateway'
@@ -112,13 +107,22 @@ if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) {
 const stores =
   `${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}` +
   ` and ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'the in-memory store'}`;
+const inCi = process.env.CI === 'true';
+const skipLine = (skip) =>
+  `${skip.file ? relative(root, skip.file) : '(no file)'} › ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}`;
 const results = [];
 for (const pass of passes.filter(({ patterns }) => patterns.length)) {
   const through = pass.door === 'gateway' ? 'through the nginx gateway' : 'at the listeners';
   process.stdout.write(`\n▶ ${pass.door}: tests on ${stores}, ${through} (DEVPLAT_TEST_DOOR=${pass.door})\n`);
   const result = runTestFiles(pass.patterns, { env: { ...env, DEVPLAT_TEST_DOOR: pass.door } });
   for (const line of fileLines(result)) process.stdout.write(`${line}\n`);
-  results.push({ ...pass, ...result });
+  // Under CI a skip nobody expected is a failure: a missing tool must not turn a test off unseen.
+  const unexpected = inCi ? unexpectedSkips(result.skipped, expectedSkips, pass.door) : [];
+  for (const skip of result.skipped) {
+    const mark = unexpected.includes(skip) ? '✖ skipped, not on test/expected-skips.ts:' : '- skipped:';
+    process.stdout.write(`${mark} ${skipLine(skip)}\n`);
+  }
+  results.push({ ...pass, ...result, failed: result.failed + unexpected.length });
 }
 
 const duration = (ms) => {
@@ -127,11 +131,13 @@ const duration = (ms) => {
 };
 const passed = results.reduce((sum, result) => sum + result.passed, 0);
 const failed = results.reduce((sum, result) => sum + result.failed, failedChecks);
+const skipped = results.reduce((sum, result) => sum + result.skipped.length, 0);
 const perPass = results.map(
-  (result) => `${result.door}: ${result.passed} passed, ${result.failed} failed in ${duration(result.durationMs)}`,
+  (result) =>
+    `${result.door}: ${result.passed} passed, ${result.failed} failed, ${result.skipped.length} skipped in ${duration(result.durationMs)}`,
 );
 process.stdout.write(
   `\n${failedChecks ? `${failedChecks} of ${checks.length} lint checks failed\n` : ''}` +
-    `${perPass.join('; ')}\n${passed} passed, ${failed} failed\n`,
+    `${perPass.join('; ')}\n${passed} passed, ${failed} failed, ${skipped} skipped\n`,
 );
 process.exit(failed > 0 ? 1 : 0);

@@ -1,15 +1,18 @@
-// A node:test reporter that writes {passed, failed, unfinished, lingered} (tests, not suites) for
+// A node:test reporter that writes {passed, failed, skipped, unfinished, lingered} (tests, not suites) for
 // test/run.mjs. Each test file runs in a process of its own, which says when it got to its end (a
 // test:summary naming the file). A file whose process ended before that (an early process.exit, a
 // crash, a kill) counts as one failure more, listed in `unfinished`: the runner reports such a file
 // as passed when its process exited 0, counting only the tests it had reported. A file the linger
-// guard ended after its last test got to its end, and is listed in `lingered`.
+// guard ended after its last test got to its end, and is listed in `lingered`. A skipped test or
+// todo, and a skipped suite (whose tests are never reported), is one entry of `skipped`, with its
+// reason: test/run.mjs holds them to the list of expected skips.
 import { resolve } from 'node:path';
 import { lingerMarker } from './runner/linger-guard.mjs';
 
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
+  const skipped = [];
   const files = new Map();
   const fileOf = (path) => {
     if (!files.has(path)) files.set(path, { reported: 0, finished: false, lingered: false, ownResult: null });
@@ -20,7 +23,14 @@ export default async function* summary(source) {
     if (type === 'test:stderr' && data.file && data.message.includes(lingerMarker)) {
       fileOf(resolve(data.file)).lingered = true;
     }
-    if ((type !== 'test:pass' && type !== 'test:fail') || data.details?.type === 'suite') continue;
+    if (type !== 'test:pass' && type !== 'test:fail') continue;
+    const skip = data.skip ?? data.todo;
+    if (type === 'test:pass' && skip !== undefined && skip !== false) {
+      skipped.push({ file: data.file ?? null, name: data.name, reason: typeof skip === 'string' ? skip : '' });
+      if (data.details?.type !== 'suite' && data.file) fileOf(data.file).reported += 1;
+      continue;
+    }
+    if (data.details?.type === 'suite') continue;
     // The file's own test, named by its path: the runner reports it only when the file's process
     // failed, or reported no test of its own.
     if (data.file && data.nesting === 0 && resolve(data.name) === data.file) {
@@ -28,7 +38,7 @@ export default async function* summary(source) {
       continue;
     }
     if (data.file) fileOf(data.file).reported += 1;
-    if (type === 'test:pass' && !data.skip && !data.todo) passed += 1;
+    if (type === 'test:pass') passed += 1;
     if (type === 'test:fail') failed += 1;
   }
   const unfinished = [];
@@ -40,5 +50,5 @@ export default async function* summary(source) {
     if (!complete) unfinished.push({ file, reported });
     if (ended) lingered.push(file);
   }
-  yield JSON.stringify({ passed, failed, unfinished, lingered });
+  yield JSON.stringify({ passed, failed, skipped, unfinished, lingered });
 }

@@ -65,6 +65,17 @@ describe('the test runner counts honestly', () => {
     );
   });
 
+  test('each skip is counted once with its reason: by option, as it runs, a todo, a whole suite', () => {
+    const result = run('passes');
+    const file = fixture('passes');
+    assert.deepEqual(result.skipped, [
+      { file, name: 'skipped', reason: 'not counted' },
+      { file, name: 'skipped as it runs', reason: 'no tool here' },
+      { file, name: 'a todo', reason: 'later' },
+      { file, name: 'a skipped suite', reason: 'needs a store' },
+    ]);
+  });
+
   test('the project run picks up this file and none of the fixtures', () => {
     const picked = globSync(defaultPatterns, { cwd: repoRoot });
     assert.ok(picked.includes('test/runner/early-exit.test.ts'));

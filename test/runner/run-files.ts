@@ -1,19 +1,24 @@
 // How test/run.mjs runs test files: node's test runner with its flags, the spec reporter on stdout
 // and test/summary-reporter.mjs's count. Its own test runs it on fixture files the same way.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { globSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 export const repoRoot = new URL('../..', import.meta.url).pathname;
 
+/** Folders of test/ that hold no area: shared code, the runner itself (run on its own), the interop harness. */
+const notAreas = ['support', 'runner', 'interop', 'node_modules'];
+
 /**
- * The areas of test/, each a folder of test files: the contract's operations and refusals, the
- * player client, the developer console, webhooks, operating the platform, the platform on Redis
- * Cluster and Sentinel, and the infrastructure
- * (the image, the Kubernetes manifests, the topology), and the docs. test/support is their shared code.
+ * The areas of test/, each a folder of test files (the contract's operations and refusals, the
+ * player client, the console, webhooks, operating, Redis, the infrastructure, the docs): every
+ * folder there but those above, so a new one runs without being named anywhere.
  */
-export const testAreas = ['contract', 'players', 'console', 'webhooks', 'operating', 'redis', 'infra', 'docs'];
+export const testAreas = readdirSync(join(repoRoot, 'test'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !notAreas.includes(entry.name))
+  .map((entry) => entry.name)
+  .sort();
 
 /** Every test file of the project, and nothing else (the fixtures here end in .fixture.ts). */
 export const defaultPatterns = [
@@ -23,9 +28,55 @@ export const defaultPatterns = [
   'test/runner/**/*.test.ts',
 ];
 
+/**
+ * The files of the gateway pass: the contract's tests (test/contract), which reach the platform
+ * through the door DEVPLAT_TEST_DOOR names (startTestPlatform, test/support/platform.ts). Found,
+ * not listed; the runner's test checks that each one does use the door.
+ */
+export function gatewayPassFiles(): string[] {
+  return globSync('test/contract/**/*.test.ts', { cwd: repoRoot }).sort();
+}
+
+/** Whether a test file reaches the platform through the door its pass names. */
+export const usesTheDoor = (file: string) => /\bstartTestPlatform\(/.test(readFileSync(join(repoRoot, file), 'utf8'));
+
+/** A skipped test, todo or suite: its file, its name and the reason it gave. */
+export interface Skip {
+  file: string | null;
+  name: string;
+  reason: string;
+}
+
+/** A skip the project expects in CI, and why (test/expected-skips.ts). */
+export interface ExpectedSkip {
+  /** The test file, relative to the repository. */
+  file: string;
+  /** The test's (or suite's) own name, as it is reported. */
+  name: string;
+  /** The pass it is skipped in; both when absent. */
+  door?: 'direct' | 'gateway';
+  why: string;
+}
+
+/** The skips of a pass that are not on the list of expected ones. */
+export function unexpectedSkips(skipped: Skip[], expected: ExpectedSkip[], door: 'direct' | 'gateway'): Skip[] {
+  return skipped.filter(
+    (skip) =>
+      !expected.some(
+        (entry) =>
+          entry.name === skip.name &&
+          skip.file !== null &&
+          relative(repoRoot, skip.file) === entry.file &&
+          (entry.door ?? door) === door,
+      ),
+  );
+}
+
 export interface FilesRun {
   passed: number;
   failed: number;
+  /** Tests, todos and suites skipped (each counted once; a skipped suite's tests are never reported). */
+  skipped: Skip[];
   /** Files whose process ended before it reached its end, with how many tests each had reported. */
   unfinished: { file: string; reported: number }[];
   /** Files the linger guard ended after their last test: something they started was left open. */
@@ -82,7 +133,7 @@ export function runTestFiles(
     const failed = summary.failed || (run.status === 0 ? 0 : 1);
     return { ...summary, failed, durationMs, output: captured };
   } catch {
-    return { passed: 0, failed: 1, unfinished: [], lingered: [], durationMs, output: captured }; // died before reporting
+    return { passed: 0, failed: 1, skipped: [], unfinished: [], lingered: [], durationMs, output: captured }; // died before reporting
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

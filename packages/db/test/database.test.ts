@@ -19,6 +19,12 @@ after(() => database.drop());
 
 const clientId = 'svc_abcdefghijklmnopqrstuvwxyz';
 
+/** A refusal by the named CHECK constraint, and not any other error. */
+const violates = (constraint: string) => (error: unknown) => {
+  assert.match(String((error as Error).message), new RegExp(constraint));
+  return true;
+};
+
 async function account(email: string) {
   return database.prisma.account.create({
     data: { email, passwordHash: 'x', displayName: 'Dev', kind: 'full' },
@@ -165,17 +171,32 @@ describe('data model rules', () => {
           redirectUris: uris(6),
         },
       }),
+      violates('apps_at_most_five_redirect_uris'),
     );
   });
 
   test('a revoked consent records when and why; an active one records neither', async () => {
-    const consent = await database.prisma.consent.findFirstOrThrow();
-    await assert.rejects(
-      database.prisma.consent.update({ where: { id: consent.id }, data: { status: 'revoked', revokedAt: null } }),
-    );
+    const { appId, playerId } = await database.prisma.consent.findFirstOrThrow();
+    const consent = await database.prisma.consent.create({
+      data: { appId, playerId, scopes: ['profile.basic.read'], consentTextVersion: '2026-11' },
+    });
+    const update = (data: Parameters<typeof database.prisma.consent.update>[0]['data']) =>
+      database.prisma.consent.update({ where: { id: consent.id }, data });
+    const refused = violates('consents_revocation_recorded');
+    await assert.rejects(update({ status: 'revoked', revokedAt: null }), refused);
+    await assert.rejects(update({ status: 'revoked', revokedAt: new Date() }), refused); // no reason
+    const endless = violates('consents_active_records_no_end');
+    await assert.rejects(update({ revokedAt: new Date() }), endless); // active, with a when
+    await assert.rejects(update({ revocationReason: 'player_withdrawal' }), endless); // active, with a why
+    const revoked = await update({ status: 'revoked', revokedAt: new Date(), revocationReason: 'player_withdrawal' });
+    assert.equal(revoked.status, 'revoked');
+    await assert.rejects(update({ revocationReason: null }), refused); // revoked, without its why
   });
 
   test('a country code is ISO 3166-1 alpha-2 in capitals', async () => {
-    await assert.rejects(database.prisma.country.create({ data: { code: 'pt', name: 'x', region: 'Europe' } }));
+    await assert.rejects(
+      database.prisma.country.create({ data: { code: 'pt', name: 'x', region: 'Europe' } }),
+      violates('countries_code_format'),
+    );
   });
 });

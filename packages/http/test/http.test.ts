@@ -65,12 +65,24 @@ describe('logging', () => {
   test('redacts credentials wherever they appear in a logged object', () => {
     const lines: string[] = [];
     const logger = createLogger('info', 'test', { write: (line: string) => lines.push(line) });
-    logger.info({
-      req: { headers: { authorization: 'Bearer abc', cookie: 's=1' } },
-      form: { client_secret: 'shh', code: 'sva_x' },
-    });
-    const line = lines.join('');
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer abc', cookie: 's=1' } },
+        form: { client_secret: 'shh', code: 'sva_x', grant_type: 'authorization_code' },
+      },
+      'token request',
+    );
+    assert.equal(lines.length, 1, 'the line is written');
+    const line = lines[0] as string;
     for (const secret of ['Bearer abc', 's=1', 'shh', 'sva_x']) assert.ok(!line.includes(secret), secret);
+    const logged = JSON.parse(line);
+    assert.equal(logged.msg, 'token request');
+    assert.deepEqual(logged.req.headers, { authorization: '[redacted]', cookie: '[redacted]' });
+    assert.deepEqual(logged.form, {
+      client_secret: '[redacted]',
+      code: '[redacted]',
+      grant_type: 'authorization_code',
+    });
   });
 });
 

@@ -1,3 +1,4 @@
+import { DependencyUnavailableError } from '@devplat/errors';
 import type { KeyValueStore, StreamEntry, StreamRead } from './store.ts';
 
 /** An entry id as its two numbers, to compare: the time in ms, then the sequence within it. */
@@ -52,6 +53,7 @@ export function memoryStore(): KeyValueStore {
   };
   const expiry = (ttl?: number) => (ttl ? Date.now() + ttl * 1000 : Number.POSITIVE_INFINITY);
   // Drop expired entries now and then so a long-running process does not grow without bound.
+  let closed = false;
   const sweep = setInterval(() => {
     for (const key of values.keys()) live(key);
   }, 60_000);
@@ -123,9 +125,13 @@ export function memoryStore(): KeyValueStore {
       const value = live(key)?.value;
       return value instanceof Set ? [...value] : [];
     },
-    ping: async () => {},
+    // Like a Redis connection, a closed store no longer answers: readiness reads it so.
+    ping: async () => {
+      if (closed) throw new DependencyUnavailableError('the in-memory store (closed)');
+    },
     ready: async () => {},
     close: async () => {
+      closed = true;
       clearInterval(sweep);
       values.clear();
     },

@@ -157,8 +157,12 @@ for (const [name, open] of stores) {
       );
     });
 
-    test('ping answers while the store does', async () => {
-      await store.ping();
+    test('ping answers while the store is open, and refuses as unavailable once it is closed', async () => {
+      const own = open();
+      await own.ready();
+      await own.ping();
+      await own.close();
+      await assert.rejects(own.ping(), DependencyUnavailableError);
     });
   });
 }
