@@ -3,6 +3,7 @@
 // pages in test/players/browser.test.ts), and every replay and race of the contract's state
 // table.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory } from '@devplat/apps';
 import { disableApp } from '@devplat/domain/apps';
@@ -301,7 +302,7 @@ describe('redeeming a code', () => {
     assert.equal(foreignAnswer.json.error, 'invalid_grant');
     const expired = await authorize(s);
     const code = expired.back.searchParams.get('code') as string;
-    const key = `oidc:AuthorizationCode:{${code}}`;
+    const key = `oidc:AuthorizationCode:{${createHash('sha256').update(code).digest('hex')}}`;
     const [stored] = await platform.platform.store.getMany([key]);
     await platform.platform.store.put(
       key,
@@ -373,7 +374,7 @@ describe('redeeming a code', () => {
   test('a used code presented after it expired still revokes the consent', async () => {
     const s = await setup();
     const first = await tokens(s);
-    const key = `oidc:AuthorizationCode:{${first.code}}`;
+    const key = `oidc:AuthorizationCode:{${createHash('sha256').update(first.code).digest('hex')}}`;
     const [stored] = await platform.platform.store.getMany([key]);
     assert.ok(stored, 'the used code is remembered past its 120 s');
     await platform.platform.store.put(

@@ -9,6 +9,9 @@ export const environments = ['sandbox', 'staging', 'production'] as const;
 export type Environment = (typeof environments)[number];
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
+/** How the auth service writes codes and refresh tokens to Redis (CREDENTIALS_AT_REST); it reads both. */
+export const credentialFormats = ['hashed', 'clear'] as const;
+export type CredentialFormat = (typeof credentialFormats)[number];
 
 /** The wire path prefix the contract fixes. */
 export const wirePrefix = '/developer/v1';
@@ -64,6 +67,13 @@ export interface Config {
   admin: AdminSettings;
   usage: UsageSettings;
   requestLog: RequestLogSettings;
+  /**
+   * CREDENTIALS_AT_REST: how the auth service writes authorization codes and refresh tokens to
+   * Redis. `hashed` (the default) keeps only their SHA-256; `clear` writes them as the release
+   * before hashing did, so that its processes can read them during a rolling release from it
+   * (docs/releasing.md). Both formats are read either way.
+   */
+  credentialsAtRest: CredentialFormat;
 }
 
 /**
@@ -611,6 +621,7 @@ export function loadConfig(env: Env = process.env, { requireSharedSecrets = true
       retentionHours: integer(env, 'REQUEST_LOG_RETENTION_HOURS', 72, 1, 24 * 90),
       flushMs: integer(env, 'REQUEST_LOG_FLUSH_MS', 200, 10, 60_000),
     },
+    credentialsAtRest: oneOf(env, 'CREDENTIALS_AT_REST', credentialFormats, 'hashed'),
   };
   config.webhooks.ownPorts = listenerPorts(config);
   if (production && config.databaseUrl === null) throw new ConfigError('DATABASE_URL', 'is required in production');

@@ -10,6 +10,7 @@
 import { limits } from '@devplat/contract';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
+import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
 
 export type Payload = Record<string, unknown> & {
   grantId?: string;
@@ -73,36 +74,100 @@ export function storeFamilies(store: KeyValueStore, hooks: AdapterHooks): StoreF
   };
 }
 
-export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
+// An authorization code is a bearer credential: it is stored in the format this process writes
+// (stored-credentials.ts: under its hash by default), and its name is also its hash tag, so the code
+// and its consumed marker still share a Cluster slot. Both formats are read. A grant's id is no
+// credential (every user access token carries it, as gid) and stays readable.
+const credentialModels = new Set(['AuthorizationCode']);
+
+interface Found {
+  payload: Payload;
+  /** Its consumed marker's value, if it has one. */
+  consumed: string | null;
+}
+
+/** `writes`: the format codes are written in (CREDENTIALS_AT_REST); both are read. */
+export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writes: CredentialFormat = 'hashed') {
   return class StoreAdapter {
     readonly model: string;
+    readonly #credential: boolean;
     constructor(model: string) {
       this.model = model;
+      this.#credential = credentialModels.has(model);
+    }
+
+    /** Where an entry is in a format: a code under its stored name, anything else under its id. */
+    #keyIn(format: CredentialFormat, id: string): string {
+      return entryKey(this.model, this.#credential ? storedName(format, id) : id);
+    }
+
+    /** Where this process writes an entry. */
+    #key(id: string): string {
+      return this.#keyIn(writes, id);
+    }
+
+    /** Where a code is in each format (an id with braces never was in the clear); null for other models. */
+    #keys(id: string): { hashed: string; clear: string | null } | null {
+      if (!this.#credential) return null;
+      return { hashed: this.#keyIn('hashed', id), clear: issuable(id) ? this.#keyIn('clear', id) : null };
+    }
+
+    async #load(id: string): Promise<Found | undefined> {
+      const keys = this.#keys(id);
+      if (!keys) {
+        const key = this.#key(id);
+        const [value, consumed] = await store.getMany([key, consumedKey(key)]);
+        return value ? { payload: JSON.parse(value) as Payload, consumed: consumed ?? null } : undefined;
+      }
+      const { hashed, clear } = keys;
+      const [value, consumed, clearValue, clearConsumed] = await store.getMany(
+        clear ? [hashed, consumedKey(hashed), clear, consumedKey(clear)] : [hashed, consumedKey(hashed)],
+      );
+      if (value) {
+        noteFormat(id, 'hashed');
+        // The provider needs its jti, which is not stored.
+        return { payload: { ...(JSON.parse(value) as Payload), jti: id }, consumed: consumed ?? null };
+      }
+      if (!clear || !clearValue) return undefined;
+      noteFormat(id, 'clear');
+      return { payload: JSON.parse(clearValue) as Payload, consumed: clearConsumed ?? null };
+    }
+
+    /**
+     * The key whose consumed marker guards the entry: the one the request found it under, else the
+     * clear one while it or its marker is there (a revoked grant took the entry, not the marker).
+     */
+    async #guardingKey(id: string): Promise<string> {
+      const keys = this.#keys(id);
+      if (!keys?.clear) return keys?.hashed ?? this.#key(id);
+      const { hashed, clear } = keys;
+      const format =
+        formatFound(id) ?? ((await store.getMany([clear, consumedKey(clear)])).some(Boolean) ? 'clear' : 'hashed');
+      return format === 'clear' ? clear : hashed;
     }
 
     async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
-      const key = entryKey(this.model, id);
+      const key = this.#key(id);
+      const value = JSON.stringify(this.#credential ? storedPayload(writes, payload, id) : payload);
       // A code is redeemable for 120 s (its exp), but kept as long as its grant can live, so that
       // presenting it again later is still recognised as a replay and revokes the grant.
       const keepFor = this.model === 'AuthorizationCode' ? codeMemorySeconds : expiresIn;
       const grantId = this.model === 'Grant' ? id : payload.grantId;
-      if (grantId) await families.save(grantId, key, JSON.stringify(payload), keepFor);
-      else await store.put(key, JSON.stringify(payload), keepFor);
+      if (grantId) await families.save(grantId, key, value, keepFor);
+      else await store.put(key, value, keepFor);
       if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);
       if (payload.userCode) await store.put(entryKey(`${this.model}:userCode`, payload.userCode), id, expiresIn);
     }
 
     async find(id: string): Promise<Payload | undefined> {
       if (!issuable(id)) return undefined;
-      const key = entryKey(this.model, id);
-      const [value, consumed] = await store.getMany([key, consumedKey(key)]);
-      if (!value) return undefined;
-      const payload = JSON.parse(value) as Payload;
-      if (!consumed) return payload;
+      const found = await this.#load(id);
+      if (!found) return undefined;
+      if (!found.consumed) return found.payload;
       // A used code presented again revokes its grant whatever else is wrong with the request
       // (the provider would first refuse an expired code without revoking anything).
-      if (this.model === 'AuthorizationCode' && payload.grantId) await families.revoke(payload.grantId);
-      return { ...payload, consumed: Number(consumed) };
+      if (this.model === 'AuthorizationCode' && found.payload.grantId) await families.revoke(found.payload.grantId);
+      return { ...found.payload, consumed: Number(found.consumed) };
     }
 
     async findByUid(uid: string) {
@@ -118,7 +183,10 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
     }
 
     async consume(id: string): Promise<void> {
-      const key = entryKey(this.model, id);
+      // A code kept in the clear (by the previous release, or written so here) is claimed under its
+      // clear name, as that release's processes claim it during a rolling release: of the two,
+      // exactly one wins.
+      const key = await this.#guardingKey(id);
       const now = Math.floor(Date.now() / 1000);
       // Durable: a failover must not lose the mark and let the code be redeemed again.
       if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds, { durable: true })) return;
@@ -131,17 +199,19 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies) {
     }
 
     async destroy(id: string): Promise<void> {
-      const key = entryKey(this.model, id);
+      const key = this.#key(id);
       if (this.model === 'Grant') {
         await families.revoke(id);
         await store.delete([key]);
         return;
       }
-      // A destroyed token (a revoked one) ends its grant's consent first.
-      const [value] = await store.getMany([key]);
+      // A destroyed token (a revoked one) ends its grant's consent first. A code goes in either format.
+      const found = this.#keys(id);
+      const keys = found ? [found.hashed, ...(found.clear ? [found.clear] : [])] : [key];
+      const value = (await store.getMany(keys)).find(Boolean);
       const grantId = value ? (JSON.parse(value) as Payload).grantId : undefined;
       if (grantId) await families.revoke(grantId);
-      await store.delete([key]);
+      await store.delete(keys);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {

@@ -47,8 +47,9 @@ export function createProvider({
   const consents = consentOfGrant(query, metrics);
   const resource = config.baseUrl.href;
   const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
-  const StoreAdapter = storeAdapter(store, families);
-  const refreshTokens = refreshTokenAdapter(store, families);
+  // Codes and refresh tokens are written in the format CREDENTIALS_AT_REST names, and read in both.
+  const StoreAdapter = storeAdapter(store, families, config.credentialsAtRest);
+  const refreshTokens = refreshTokenAdapter(store, families, config.credentialsAtRest);
 
   const provider = new Provider(resource, {
     adapter: class {
