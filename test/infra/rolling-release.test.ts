@@ -16,7 +16,7 @@ import { refresh } from '@devplat/test/connected-apps';
 import { call } from '@devplat/test/http';
 import { runProcess } from '@devplat/test/process';
 import { steadyLoad } from '@devplat/test/steady-load';
-import { consoleSetup, needsStores, startTestTopology, type TestTopology } from '@devplat/test/topology';
+import { consoleSetup, failureWatch, needsStores, startTestTopology, type TestTopology } from '@devplat/test/topology';
 import { answer, eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { repoRoot } from '@devplat/topology';
 
@@ -74,8 +74,9 @@ describe('a rolling release with a migration, and its rollback', { skip: needsSt
     );
     setup = await consoleSetup(topology, { players, webhookUrl: receiver.url });
   });
+  const failed = failureWatch();
   after(async () => {
-    await topology?.close();
+    await topology?.close({ keepLogs: failed() });
     await receiver?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
@@ -126,7 +127,7 @@ describe('a rolling release with a migration, and its rollback', { skip: needsSt
       `rolling release and rollback of ${topology.replicas.length} processes: ${total} requests, ` +
         `${counts.failures.length} failed, ${counts.serverErrors} 5xx; by operation ${JSON.stringify(counts.ok)}`,
     );
-    assert.deepEqual(counts.failures, [], 'no request failed');
+    assert.deepEqual(counts.failures, [], `no request failed\n${topology.explain(counts.failedRequestIds)}`);
     assert.equal(counts.serverErrors, 0);
     for (const operation of [
       'client_credentials',

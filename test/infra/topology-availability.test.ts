@@ -8,7 +8,15 @@ import { allowOverHttp } from '@devplat/test/connected-apps';
 import { sharedSecrets } from '@devplat/test/env';
 import { call } from '@devplat/test/http';
 import { basicAuth } from '@devplat/test/oauth';
-import { consoleSetup, needsStores, replicaBase, startTestTopology, type TestTopology } from '@devplat/test/topology';
+import { type LoadCounts, loadRecorder } from '@devplat/test/steady-load';
+import {
+  consoleSetup,
+  failureWatch,
+  needsStores,
+  replicaBase,
+  startTestTopology,
+  type TestTopology,
+} from '@devplat/test/topology';
 import { eventually } from '@devplat/test/webhook-receiver';
 import { decodeProtectedHeader } from 'jose';
 
@@ -17,14 +25,9 @@ let setup: Awaited<ReturnType<typeof consoleSetup>>;
 const loops = 4;
 
 /** Each loop, as one app would: a token, /cities with it, /me and a refresh with its player's tokens. */
-interface LoadCounts {
-  ok: number;
-  failures: string[];
-}
-
 function mixedLoad() {
   let running = true;
-  const counts: LoadCounts = { ok: 0, failures: [] };
+  const { counts, attempt } = loadRecorder();
   const form = (body: Record<string, string>) => ({
     method: 'POST',
     headers: {
@@ -33,48 +36,29 @@ function mixedLoad() {
     },
     body: new URLSearchParams(body).toString(),
   });
-  const record = (what: string, answer: { status: number; text: string }) => {
-    if (answer.status === 200) counts.ok += 1;
-    else counts.failures.push(`${what}: ${answer.status} ${answer.text.slice(0, 200)}`);
-    return answer.status === 200;
-  };
-  const attempt = async (what: string, send: () => ReturnType<typeof call>) => {
-    try {
-      return record(what, await send());
-    } catch (error) {
-      counts.failures.push(`${what}: ${String((error as Error).cause ?? error)}`);
-      return false;
-    }
-  };
+  const bearer = (value: string) => ({ headers: { authorization: `Bearer ${value}` } });
   const done = Promise.all(
     setup.players.slice(0, loops).map(async (player) => {
       let user = await allowOverHttp(topology.base, setup.app, player);
       while (running) {
-        let token = '';
-        await attempt('token', async () => {
-          const answer = await call(topology.base, '/oauth/token', form({ grant_type: 'client_credentials' }));
-          token = answer.json?.access_token ?? '';
-          return answer;
-        });
-        const bearer = (value: string) => ({ headers: { authorization: `Bearer ${value}` } });
+        const issued = await attempt('token', () =>
+          call(topology.base, '/oauth/token', form({ grant_type: 'client_credentials' })),
+        );
+        const token = issued?.json?.access_token as string | undefined;
         if (token) await attempt('/cities', () => call(topology.base, '/cities?limit=100', bearer(token)));
         await attempt('/me', () => call(topology.base, '/me', bearer(user.accessToken)));
-        await attempt('refresh', async () => {
-          const answer = await call(
-            topology.base,
-            '/oauth/token',
-            form({ grant_type: 'refresh_token', refresh_token: user.refreshToken }),
-          );
-          if (answer.status === 200) {
-            user = { ...user, accessToken: answer.json.access_token, refreshToken: answer.json.refresh_token };
-          }
-          return answer;
-        });
+        const refreshed = await attempt('refresh', () =>
+          call(topology.base, '/oauth/token', form({ grant_type: 'refresh_token', refresh_token: user.refreshToken })),
+        );
+        if (refreshed) {
+          user = { ...user, accessToken: refreshed.json.access_token, refreshToken: refreshed.json.refresh_token };
+        }
       }
     }),
   );
   return {
     counts,
+    answered: () => Object.values(counts.ok).reduce((sum, n) => sum + n, 0),
     async stop() {
       running = false;
       await done;
@@ -84,15 +68,15 @@ function mixedLoad() {
 }
 
 /** Runs `work` under the mixed load, which always stops with it; resolves with the load's counts. */
-async function underLoad(work: (counts: LoadCounts) => Promise<void>): Promise<LoadCounts> {
+async function underLoad(work: (answered: () => number) => Promise<void>) {
   const load = mixedLoad();
   try {
-    await eventually(() => load.counts.ok > 20, 10_000);
-    await work(load.counts);
+    await eventually(() => load.answered() > 20, 10_000);
+    await work(load.answered);
   } finally {
     await load.stop();
   }
-  return load.counts;
+  return { ...load.counts, answered: load.answered() };
 }
 
 /**
@@ -101,20 +85,17 @@ async function underLoad(work: (counts: LoadCounts) => Promise<void>): Promise<L
  * auth's locations; test/infra/gateway-retries.test.ts shows that case alone).
  */
 function assertNoneFailed(counts: LoadCounts) {
-  assert.deepEqual(counts.failures, [], gatewayLog());
+  assert.deepEqual(counts.failures, [], topology.explain(counts.failedRequestIds));
 }
-
-/** What nginx said (its error log), for a failure's message. */
-const gatewayLog = () =>
-  `gateway log:\n${topology.logs.filter((line) => line.startsWith('[gateway]')).join('\n') || '(nothing)'}`;
 
 describe('the topology stays available while it is operated', { skip: needsStores }, () => {
   before(async () => {
     topology = await startTestTopology();
     setup = await consoleSetup(topology, { players: loops });
   });
+  const failed = failureWatch();
   after(async () => {
-    await topology?.close();
+    await topology?.close({ keepLogs: failed() });
   });
 
   test('a rolling restart of every service, one replica at a time, under mixed load: zero failed requests', async (t) => {
@@ -132,22 +113,22 @@ describe('the topology stays available while it is operated', { skip: needsStore
       'each is a new process',
     );
     t.diagnostic(
-      `rolling restart of ${topology.replicas.length} processes: ${counts.ok} requests answered 200, ${counts.failures.length} failed`,
+      `rolling restart of ${topology.replicas.length} processes: ${counts.answered} requests answered 200, ${counts.failures.length} failed`,
     );
     assertNoneFailed(counts);
-    assert.ok(counts.ok > 100, `only ${counts.ok} requests were made`);
+    assert.ok(counts.answered > 100, `only ${counts.answered} requests were made`);
   });
 
   test('one api replica killed with SIGKILL under load: the gateway routes around it; at most the requests in flight on it fail', async (t) => {
     const [victim] = topology.of('api');
-    const counts = await underLoad(async (running) => {
+    const counts = await underLoad(async (answered) => {
       assert.equal(await victim?.stop('SIGKILL'), null, 'killed, not exited');
-      const okAtKill = running.ok;
-      await eventually(() => running.ok > okAtKill + 100, 20_000);
+      const okAtKill = answered();
+      await eventually(() => answered() > okAtKill + 100, 20_000);
     });
     await victim?.start();
     t.diagnostic(
-      `api-1 killed under ${loops} loops: ${counts.ok} answered 200, ${counts.failures.length} failed ${JSON.stringify(counts.failures)}`,
+      `api-1 killed under ${loops} loops: ${counts.answered} answered 200, ${counts.failures.length} failed ${JSON.stringify(counts.failures)}`,
     );
     assert.ok(counts.failures.length <= loops, `at most one request in flight per loop: ${counts.failures.join('\n')}`);
     for (const failure of counts.failures) assert.match(failure, /503 .*SERVICE_UNAVAILABLE/, 'a Problem, not a page');
@@ -191,7 +172,9 @@ describe('the topology stays available while it is operated', { skip: needsStore
       kept.length = 0; // 4. retiring the old key waits out its tokens' 300 s; the walk drops them instead
       await walk(keys(newKey), '4. retire');
     });
-    t.diagnostic(`key rotation under ${loops} loops: ${counts.ok} answered 200, ${counts.failures.length} failed`);
+    t.diagnostic(
+      `key rotation under ${loops} loops: ${counts.answered} answered 200, ${counts.failures.length} failed`,
+    );
     assertNoneFailed(counts);
   });
 });

@@ -13,10 +13,38 @@ import type { consoleSetup, TestTopology } from './topology.ts';
 export interface LoadCounts {
   /** Requests answered as expected, by operation. */
   ok: Record<string, number>;
-  /** What went wrong: `operation: status body` or `operation: error`. */
+  /**
+   * What went wrong, each whole: `operation: status request_id=… body` (the body uncut, so a
+   * Problem's request_id and detail are there), or `operation: error` for a request with no answer.
+   */
   failures: string[];
+  /** The request ids of the failed answers (X-Request-ID), to find them in the topology's logs. */
+  failedRequestIds: string[];
   /** Answers with a 5xx status (also in failures). */
   serverErrors: number;
+}
+
+/** Records each answer of a load: 200 counts as ok, anything else is kept whole as a failure. */
+export function loadRecorder() {
+  const counts: LoadCounts = { ok: {}, failures: [], failedRequestIds: [], serverErrors: 0 };
+  const attempt = async (operation: string, send: () => Promise<Answer>): Promise<Answer | null> => {
+    try {
+      const answer = await send();
+      if (answer.status === 200) counts.ok[operation] = (counts.ok[operation] ?? 0) + 1;
+      else {
+        if (answer.status >= 500) counts.serverErrors += 1;
+        const requestId = answer.headers.get('x-request-id') ?? '(none)';
+        counts.failedRequestIds.push(requestId);
+        counts.failures.push(`${operation}: ${answer.status} request_id=${requestId} ${answer.text}`);
+      }
+      return answer.status === 200 ? answer : null;
+    } catch (error) {
+      counts.failures.push(`${operation}: ${String((error as Error).cause ?? (error as Error).message ?? error)}`);
+      return null;
+    }
+  };
+  const total = () => Object.values(counts.ok).reduce((sum, n) => sum + n, 0) + counts.failures.length;
+  return { counts, attempt, total };
 }
 
 export interface SteadyLoad {
@@ -50,7 +78,7 @@ export function steadyLoad(
   { roundMs = 400, allowEvery = 8 }: SteadyLoadOptions = {},
 ): SteadyLoad {
   let running = true;
-  const counts: LoadCounts = { ok: {}, failures: [], serverErrors: 0 };
+  const { counts, attempt, total } = loadRecorder();
   const { app } = setup;
   const form = (body: Record<string, string>) => ({
     method: 'POST',
@@ -61,20 +89,6 @@ export function steadyLoad(
     body: new URLSearchParams(body).toString(),
   });
   const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-  const attempt = async (operation: string, send: () => Promise<Answer>): Promise<Answer | null> => {
-    try {
-      const answer = await send();
-      if (answer.status === 200) counts.ok[operation] = (counts.ok[operation] ?? 0) + 1;
-      else {
-        if (answer.status >= 500) counts.serverErrors += 1;
-        counts.failures.push(`${operation}: ${answer.status} ${answer.text.slice(0, 200)}`);
-      }
-      return answer.status === 200 ? answer : null;
-    } catch (error) {
-      counts.failures.push(`${operation}: ${String((error as Error).cause ?? (error as Error).message ?? error)}`);
-      return null;
-    }
-  };
   const users: UserTokens[] = [];
 
   const loop = async (index: number, player: { username: string; password: string }) => {
@@ -107,14 +121,13 @@ export function steadyLoad(
           users[index] = user;
           counts.ok['code + PKCE'] = (counts.ok['code + PKCE'] ?? 0) + 1;
         } catch (error) {
-          counts.failures.push(`code + PKCE: ${(error as Error).message.slice(0, 300)}`);
+          counts.failures.push(`code + PKCE: ${(error as Error).message}`);
         }
       }
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, roundMs - (Date.now() - started))));
     }
   };
   const done = Promise.all(setup.players.map((player, index) => loop(index, player)));
-  const total = () => Object.values(counts.ok).reduce((sum, n) => sum + n, 0) + counts.failures.length;
   return {
     counts,
     total,

@@ -1,9 +1,10 @@
 // The local multi-replica topology (infra/topology) for a test file: nginx in front of 2 auth,
 // 2 api, 2 worker and 1 console process, on a database and Redis key prefix of the file's own.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'node:test';
 import { type Replica, type ReplicaCounts, startTopology, type Topology } from '@devplat/topology';
 import { consoleCall, type Developer, registerDeveloper } from './console-api.ts';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from './database.ts';
@@ -26,7 +27,16 @@ export interface TestTopology extends Topology {
   console: string;
   /** Every line the processes and the gateway wrote. */
   logs: string[];
-  close(): Promise<void>;
+  /**
+   * What the gateway's access log and the processes wrote of these requests (by X-Request-ID), and
+   * the gateway's own error log: for a failure's message.
+   */
+  explain(requestIds: string[]): string;
+  /**
+   * Stops everything and drops its database. With `keepLogs` (a test failed) the runtime folder
+   * stays, with the processes' lines in processes.log beside the access log, and its path is printed.
+   */
+  close(options?: { keepLogs?: boolean }): Promise<void>;
 }
 
 export async function startTestTopology(
@@ -66,12 +76,39 @@ export async function startTestTopology(
     playerClient: topology.urls['Player client'],
     console: topology.urls.Console,
     logs,
-    close: async () => {
+    explain: (requestIds) => {
+      const accessLog = join(runtimeDir, 'access.log');
+      const accessLines = existsSync(accessLog) ? readFileSync(accessLog, 'utf8').split('\n') : [];
+      const about = (id: string) => [...accessLines, ...logs].filter((line) => line.includes(id));
+      const gatewayLines = logs.filter((line) => line.startsWith('[gateway]'));
+      return [
+        ...requestIds.map((id) => `${id}:\n  ${about(id).join('\n  ') || '(in no log)'}`),
+        `gateway error log:\n  ${gatewayLines.join('\n  ') || '(nothing)'}`,
+      ].join('\n');
+    },
+    close: async ({ keepLogs = false } = {}) => {
       await topology.stop();
       await database.drop();
-      rmSync(runtimeDir, { recursive: true, force: true });
+      if (!keepLogs) {
+        rmSync(runtimeDir, { recursive: true, force: true });
+        return;
+      }
+      writeFileSync(join(runtimeDir, 'processes.log'), `${logs.join('\n')}\n`);
+      process.stderr.write(`topology logs kept in ${runtimeDir} (access.log, processes.log)\n`);
     },
   };
+}
+
+/**
+ * Whether a test of the calling file has failed so far (an afterEach notes it): for
+ * `close({ keepLogs })`. TestContext.passed is Node's, not yet in its type declarations.
+ */
+export function failureWatch(): () => boolean {
+  let failed = false;
+  afterEach((t) => {
+    failed ||= (t as { passed?: boolean }).passed === false;
+  });
+  return () => failed;
 }
 
 /** {base_url} on one replica's own listener, past the gateway. */

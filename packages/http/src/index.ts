@@ -18,6 +18,7 @@ export * from './routes.ts';
 export * from './security-headers.ts';
 export * from './server.ts';
 export * from './service.ts';
+export * from './warm-up.ts';
 export * from './sessions.ts';
 export type {} from './state.ts';
 export * from './tokens.ts';

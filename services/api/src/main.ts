@@ -3,7 +3,7 @@
 // writes each app's request log there (without, /cities and /me are not in it).
 import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/apps';
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
-import { type Closer, createLogger, drainOnSignals, listen, openService, withTracing } from '@devplat/http';
+import { type Closer, createLogger, drainOnSignals, listen, openService, warmUp, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openRedisStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
@@ -43,12 +43,14 @@ const app = buildApiApp({
   requestLog: requests,
 });
 const port = config.port ?? (urlPort(config.baseUrl) as number);
+const readiness = [...checks, signingKeysCheck(keys)];
+await warmUp(readiness, logger);
 const server = await listen(withTracing(app, tracing).callback(), listenHost(config, config.baseUrl), port);
 const service = await openService({
   name: 'api',
   config,
   logger,
-  checks: [...checks, signingKeysCheck(keys)],
+  checks: readiness,
   registry: metrics.registry,
   listeners: [{ name: 'public', server }],
   closers: [...requestLogClosers, ...closers, ...tracingClosers(tracing)],

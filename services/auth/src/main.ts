@@ -2,7 +2,7 @@
 // REDIS_URL; the gateway routes /developer/v1/oauth/, /developer/v1/.well-known/ and
 // /.well-known/oauth-authorization-server/developer/v1 here.
 import { listenHost, loadConfigOrExit, resolveSecrets } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService, pageSites, withTracing } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, pageSites, warmUp, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
@@ -30,6 +30,8 @@ const service = buildAuthService({
   metrics,
   tracing,
 });
+const readiness = [...postgres.checks, ...redis.checks, signingKeysLoaded(secrets)];
+await warmUp(readiness, logger);
 const server = await listen(
   withTracing(service.api, tracing).callback(),
   listenHost(config, config.baseUrl),
@@ -50,7 +52,7 @@ const running = await openService({
   name: 'auth',
   config,
   logger,
-  checks: [...postgres.checks, ...redis.checks, signingKeysLoaded(secrets)],
+  checks: readiness,
   registry: metrics.registry,
   listeners: [
     { name: 'public', server },

@@ -3,7 +3,7 @@
 // PAIRWISE_SECRET (an app deleted or losing a user scope ends consents, and their consent.revoked
 // events name each player by the app's pairwise subject); never the signing or cookie keys.
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets } from '@devplat/config';
-import { createLogger, drainOnSignals, listen, openService, pageSites } from '@devplat/http';
+import { createLogger, drainOnSignals, listen, openService, pageSites, warmUp } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
 import { openProcessDatabase, openProcessStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
@@ -35,6 +35,8 @@ const app = buildConsoleApp({
   metrics,
   tracing,
 });
+const readiness = [...postgres.checks, ...redis.checks];
+await warmUp(readiness, logger);
 const server = await listen(
   app.callback(),
   listenHost(config, config.consoleUrl),
@@ -45,7 +47,7 @@ const service = await openService({
   name: 'console',
   config,
   logger,
-  checks: [...postgres.checks, ...redis.checks],
+  checks: readiness,
   registry: metrics.registry,
   listeners: [{ name: 'console', server }],
   closers: [...redis.closers, ...postgres.closers, ...tracingClosers(tracing)],
