@@ -148,6 +148,59 @@ describe('making, listing and revoking keys', () => {
   });
 });
 
+describe('the key limit under concurrency', () => {
+  const limitDetail =
+    'An account holds at most 20 API keys that are neither revoked nor expired: revoke one it no longer uses first.';
+  const problemOf = ({
+    json: { instance: _instance, request_id: _id, ...problem },
+  }: {
+    json: Record<string, unknown>;
+  }) => problem;
+
+  /** `count` creates of the owner's at once, then one more: the answers of those at once, and the one after. */
+  async function createAtOnce(owner: Developer, count: number) {
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        api(owner.token, 'POST', '/api-keys', { name: `race ${n}`, scope: 'read' }),
+      ),
+    );
+    const after = await api(owner.token, 'POST', '/api-keys', { name: 'after the race', scope: 'read' });
+    return {
+      made: answers.filter((answer) => answer.status === 201),
+      refused: answers.filter((a) => a.status !== 201),
+      after,
+    };
+  }
+
+  /** The owner's keys neither revoked nor expired, as PostgreSQL holds them. */
+  const liveKeys = (owner: Developer) =>
+    prisma().apiKey.count({ where: { accountId: owner.id, revokedAt: null, expiresAt: { gt: new Date() } } });
+
+  for (const [held, count] of [
+    [0, 25],
+    [18, 20],
+  ] as const) {
+    test(`${count} creates at once from an account holding ${held}: exactly 20 live keys, the rest refused as the 21st is`, async () => {
+      const owner = await registerDeveloper(platform.console);
+      for (let made = 0; made < held; made++) await makeKey(owner.token, 'read', `held ${made}`);
+      const { made, refused, after } = await createAtOnce(owner, count);
+      assert.equal(made.length, 20 - held);
+      assert.equal(refused.length, count - (20 - held));
+      assert.equal(await liveKeys(owner), 20);
+      assertProblem(after, 409, 'API_KEY_LIMIT');
+      assert.equal(after.json.detail, limitDetail);
+      for (const answer of refused) {
+        assertProblem(answer, 409, 'API_KEY_LIMIT');
+        assert.deepEqual(problemOf(answer), problemOf(after), 'the same refusal as a create in turn');
+      }
+      const audited = await prisma().auditRecord.count({
+        where: { action: 'api_key.create', targetType: 'account', targetId: owner.id },
+      });
+      assert.equal(audited, 20, 'each key made is audited, and only those');
+    });
+  }
+});
+
 describe('what a key may do', () => {
   let clientId: string;
   let read: string;

@@ -12,8 +12,11 @@
 // The store is Redis, shared by every replica: one capped stream per app, and apart from it one per
 // client id for the failed client authentications that claimed it (a stranger who knows a client id
 // can fill only that one, never push the app's own calls out). Only a client id of a usable app is
-// recorded at all, so unknown ones cost nothing. Both streams carry the client id as their hash tag:
-// one Cluster slot, one server clock, so their entry ids order the two as one log.
+// recorded at all, so unknown ones cost nothing. Both streams carry the client id as their hash tag,
+// one Cluster slot, and each write's ids follow the last ids of both (StreamAppend.follows): the two
+// streams' ids are one sequence, in the order of the writes, so they order the two as one log. Each
+// stream's own ids alone would not: two streams given ids in the same millisecond each number them
+// from 0, and a call written later could sort before one written earlier, or behind a tail's place.
 import { hashTag, type KeyValueStore, type StreamEntry } from '@devplat/kv';
 import type { UsageLog } from './usage.ts';
 
@@ -108,7 +111,8 @@ export const failedAuthenticationLogKey = (clientId: string) => keyOf(clientId, 
 /**
  * A place in an app's log: a stream entry's id and its stream. Entries are ordered by id, then the
  * app's stream before the other: a total order over both, so a page ends and the next begins at one.
- * As text, "<ms>-<sequence>-<a|u>".
+ * (Written with `follows`, no two entries share an id: the tag orders older writes' that do.) As
+ * text, "<ms>-<sequence>-<a|u>".
  */
 export interface Position {
   id: string;
@@ -257,7 +261,8 @@ export function requestLog(
             const values = chosen(lists[tag], batch, writeBudget(maxLength, bounds.flushMs)).map((index) =>
               encode(batch[index] as RequestRecord, batchTimes[index] as number),
             );
-            return { key: keyOf(clientId, tag), values, maxLength, minTime, ttlSeconds };
+            const follows = [keyOf(clientId, tag === 'a' ? 'u' : 'a')];
+            return { key: keyOf(clientId, tag), values, maxLength, minTime, ttlSeconds, follows };
           }),
       );
       try {

@@ -156,8 +156,65 @@ for (const [name, open] of stores) {
       assert.equal(serverErrors.position && `${serverErrors.position.id}-${serverErrors.position.tag}`, whole[0]?.id);
       assert.deepEqual((await reader.older(client, { limit: 100, filter: { operation: 'revoke' } })).entries, []);
     });
+
+    test('many small writes read back in the order they were written, whatever milliseconds they cross', async () => {
+      const client = `svc_${randomUUID()}`;
+      const log = requestLog(store, { ...bounds, maxEntries: 100, maxFailedAuthentications: 100 });
+      const written: RequestRecord[] = [];
+      for (let write = 0; write < 30; write++) {
+        const records = [call(client), failed(client), call(client)].slice(write % 3);
+        for (const record of records) log.record(record);
+        await log.flush();
+        // A write sends the app's own calls, then the failed authentications.
+        written.push(...records.filter((record) => record.authenticated), ...records.filter((r) => !r.authenticated));
+      }
+      const order = written.map((record) => record.requestId);
+      assert.deepEqual(ids((await reader.older(client, { limit: 200 })).entries), order.toReversed(), 'newest first');
+      assert.deepEqual(ids((await reader.newer(client, null)).entries), order, 'oldest first');
+    });
   });
 }
+
+describe('the request log when a write crosses a millisecond', () => {
+  // The memory store gives ids from Date.now(), mocked here: each stream of a write is appended at
+  // a millisecond of its own, the next write at the last one's. Each stream's own ids would restart
+  // at 0 there, so a call written later could sort before one written earlier.
+  test('a call written later is newer in every read, and a tail placed before it reads it', async (t) => {
+    t.mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    const memory = memoryStore();
+    t.after(() => memory.close());
+    const store: KeyValueStore = {
+      ...memory,
+      appendToStreams: async (appends) => {
+        for (const [at, append] of appends.entries()) {
+          if (at > 0) t.mock.timers.tick(1);
+          await memory.appendToStreams([append]);
+        }
+      },
+    };
+    const client = `svc_${randomUUID()}`;
+    const log = requestLog(store, bounds);
+    const reader = requestLogReader(store, bounds);
+    const first = [call(client), failed(client), call(client), failed(client)];
+    for (const record of first) log.record(record);
+    await log.flush();
+    const tail = await reader.newest(client);
+    const later = call(client, { status: 503, error: 'SERVICE_UNAVAILABLE' });
+    log.record(later);
+    await log.flush();
+
+    const whole = (await reader.older(client, { limit: 10 })).entries;
+    assert.deepEqual(
+      ids(whole),
+      [later, first[3], first[1], first[2], first[0]].map((record) => record?.requestId),
+      "newest first: the later write, then the first one's failed authentications and own calls",
+    );
+    assert.deepEqual(ids((await reader.newer(client, tail)).entries), [later.requestId], 'what a tail reads next');
+    assert.deepEqual(ids((await reader.newer(client, null, { statusClass: 5 })).entries), [later.requestId]);
+    const paged = await reader.older(client, { before: parsePosition(whole[0]?.id as string) ?? undefined, limit: 10 });
+    assert.deepEqual(ids(paged.entries), ids(whole.slice(1)), 'the page after it: everything written before');
+  });
+});
 
 describe('the request log on a store that fails', () => {
   test('a failed write drops its calls and says so once; it says so again once writing works', async () => {

@@ -15,6 +15,9 @@ interface Triggered {
   sent: { consent_id: string; event_id: string }[];
 }
 
+const tooManyTriggers =
+  "Nothing was sent. The limit is your account's, for every session and API key of it: run it again after that wait.";
+
 const trigger: CommandSpec = {
   path: ['trigger'],
   summary: 'Send a real consent.granted or consent.revoked for one of your sandbox players',
@@ -42,6 +45,8 @@ const trigger: CommandSpec = {
       'and every token under them is refused from the next call.',
     "The events go to the app's webhook URL and to devplat listen, exactly as production sends them. No code or " +
       "token is made for anyone. Sandbox only; each trigger is in the app's history.",
+    'An account may send 10 triggers a minute, whatever session or API key sends them; past that, the console ' +
+      'refuses them (nothing is sent) and says how long to wait.',
   ],
   examples: [
     'devplat trigger consent.granted svc_... --player alice',
@@ -50,11 +55,14 @@ const trigger: CommandSpec = {
   async run(ctx) {
     const client = ctx.args.client_id as string;
     const scopes = ctx.options.scope as string[] | undefined;
-    const answer = await ctx.signedIn().request<Triggered>('POST', `/apps/${encodeURIComponent(client)}/triggers`, {
-      event: ctx.args.event,
-      player: ctx.options.player,
-      ...(scopes && { scopes }),
-    });
+    const answer = await ctx
+      .signedIn()
+      .request<Triggered>(
+        'POST',
+        `/apps/${encodeURIComponent(client)}/triggers`,
+        { event: ctx.args.event, player: ctx.options.player, ...(scopes && { scopes }) },
+        { TOO_MANY_REQUESTS: tooManyTriggers },
+      );
     ctx.out.answer(answer.text, () => {
       const { event, player, sent } = answer.body;
       for (const { consent_id, event_id } of sent) {

@@ -229,4 +229,50 @@ describe('devplat trigger', () => {
       /--events takes event types separated by commas, each one of consent\.granted, consent\.revoked \(got "consent\.deleted"\)\./,
     );
   });
+
+  test('past 10 triggers a minute: the wait, the limit, and that nothing was sent', async () => {
+    const hasty = await signedInShell('hasty@developer.test');
+    const made = await hasty.json<{ app: { client_id: string } }>([
+      'apps',
+      'create',
+      '--name',
+      'Hasty App',
+      '--scope',
+      'profile.basic.read',
+    ]);
+    const client = made.app.client_id;
+    await hasty.json(['players', 'create', '--username', 'hasty-player'], {
+      env: { DEVPLAT_PASSWORD: 'player-password' },
+    });
+    const session = await fetch(`${platform.console}/api/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'hasty@developer.test', password: 'developer-password' }),
+    });
+    const { token } = (await session.json()) as { token: string };
+    for (let sent = 0; sent < 10; sent++) {
+      const answer = await fetch(`${platform.console}/api/apps/${client}/triggers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ event: 'consent.granted', player: 'hasty-player' }),
+      });
+      assert.equal(answer.status, 202, await answer.text());
+    }
+
+    const refused = await hasty.run(['trigger', 'consent.granted', client, '--player', 'hasty-player']);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(
+      refused.stderr,
+      /^Error: Too many triggers: an account may send 10 a minute\. Try again in \d+ seconds?\. \(TOO_MANY_REQUESTS\)\nNothing was sent\. The limit is your account's, for every session and API key of it: run it again after that wait\.\n$/,
+    );
+    const json = await hasty.run(['trigger', 'consent.revoked', client, '--player', 'hasty-player', '--json']);
+    assert.equal(json.code, 1);
+    const problem = JSON.parse(json.stderr) as { status: number; code: string; detail: string };
+    assert.deepEqual([problem.status, problem.code], [429, 'TOO_MANY_REQUESTS']);
+    assert.match(problem.detail, /^Too many triggers: an account may send 10 a minute\. Try again in \d+ seconds?\.$/);
+
+    const other = await shell.run(['trigger', 'consent.revoked', app.client_id, '--player', 'rosa']);
+    assert.equal(other.code, 0, `another account is not held back: ${other.stderr}`);
+  });
 });

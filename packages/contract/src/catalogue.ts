@@ -99,6 +99,8 @@ export const problemCodes = {
   NOT_SIGNED_IN: { status: 401, title: 'Not signed in' },
   INVALID_CREDENTIALS: { status: 401, title: 'Wrong e-mail or password' },
   TOO_MANY_ATTEMPTS: { status: 429, title: 'Too many sign-in attempts' },
+  /** A console rate (triggers): so many a minute per account. */
+  TOO_MANY_REQUESTS: { status: 429, title: 'Too many requests' },
   GUEST_ACCOUNT: { status: 403, title: 'Full account required' },
   ACCOUNT_SUSPENDED: { status: 403, title: 'Account suspended' },
   /** An API key at a route that needs a signed-in session: managing keys, changing the account. */

@@ -22,6 +22,7 @@ export type RefusalCode =
   // Accounts and players
   | 'INVALID_CREDENTIALS'
   | 'TOO_MANY_ATTEMPTS'
+  | 'TOO_MANY_REQUESTS'
   | 'GUEST_ACCOUNT'
   | 'ACCOUNT_SUSPENDED'
   | 'EMAIL_TAKEN'
@@ -36,7 +37,7 @@ export type RefusalCode =
   | 'DELIVERY_REPLAYED';
 
 export interface RefusalOptions extends ErrorOptions {
-  /** When trying again may succeed (TOO_MANY_ATTEMPTS): doors that can say so do (Retry-After). */
+  /** When trying again may succeed (TOO_MANY_ATTEMPTS, TOO_MANY_REQUESTS): doors that can say so do (Retry-After). */
   retryAfterSeconds?: number;
 }
 

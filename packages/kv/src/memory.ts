@@ -13,9 +13,11 @@ class MemoryStream {
   entries: (StreamEntry & { at: [number, number] })[] = [];
   last: [number, number] = [0, 0];
 
-  add(value: string): void {
+  /** Appends with an id past this stream's last and `after` (the last of the streams it follows). */
+  add(value: string, after: [number, number]): void {
     const now = Date.now();
-    this.last = now > this.last[0] ? [now, 0] : [this.last[0], this.last[1] + 1];
+    const top = compareIds(after, this.last) > 0 ? after : this.last;
+    this.last = now > top[0] ? [now, 0] : [top[0], top[1] + 1];
     this.entries.push({ id: `${this.last[0]}-${this.last[1]}`, value, at: this.last });
   }
 
@@ -109,10 +111,15 @@ export function memoryStore(): KeyValueStore {
       values.set(key, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
     },
     appendToStreams: async (appends) => {
-      for (const { key, values: added, maxLength, minTime, ttlSeconds } of appends) {
+      for (const { key, values: added, maxLength, minTime, ttlSeconds, follows = [] } of appends) {
         const entry = live(key);
         const stream = entry?.value instanceof MemoryStream ? entry.value : new MemoryStream();
-        for (const value of added) stream.add(value);
+        let after: [number, number] = [0, 0];
+        for (const followed of follows) {
+          const other = live(followed)?.value;
+          if (other instanceof MemoryStream && compareIds(other.last, after) > 0) after = other.last;
+        }
+        for (const value of added) stream.add(value, after);
         stream.trim(maxLength, minTime);
         values.set(key, { value: stream, expires: expiry(ttlSeconds) });
       }

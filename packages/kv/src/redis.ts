@@ -159,7 +159,8 @@ export function redisStore(
             for (const [key, original] of keys) {
               for (const append of byKey.get(original) ?? []) {
                 const bounds = [append.maxLength, `${Math.max(0, Math.floor(append.minTime))}-0`, append.ttlSeconds];
-                pipeline.eval(appendScript, 1, key, ...bounds, ...append.values);
+                const follows = (append.follows ?? []).map(sent);
+                pipeline.eval(appendScript, 1 + follows.length, key, ...follows, ...bounds, ...append.values);
               }
             }
             return execOrThrow(pipeline);
@@ -213,11 +214,34 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 1`;
 
-// KEYS[1] a stream; ARGV[1] the most entries it keeps, ARGV[2] the oldest id it keeps, ARGV[3] its
-// time to live in seconds, ARGV[4] onwards the values, each an entry of its own (field v).
+// KEYS[1] a stream, KEYS[2] onwards the streams it follows; ARGV[1] the most entries it keeps,
+// ARGV[2] the oldest id it keeps, ARGV[3] its time to live in seconds, ARGV[4] onwards the values,
+// each an entry of its own (field v). Following streams, the ids are given here from the server's
+// time and the last id of every stream named (XINFO's last-generated-id, which trimming keeps).
 const appendScript = `
-for i = 4, #ARGV do
-  redis.call('XADD', KEYS[1], '*', 'v', ARGV[i])
+if #KEYS == 1 then
+  for i = 4, #ARGV do
+    redis.call('XADD', KEYS[1], '*', 'v', ARGV[i])
+  end
+else
+  local time = redis.call('TIME')
+  local ms, seq = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000), -1
+  for _, key in ipairs(KEYS) do
+    if redis.call('EXISTS', key) == 1 then
+      local info = redis.call('XINFO', 'STREAM', key)
+      for j = 1, #info, 2 do
+        if info[j] == 'last-generated-id' then
+          local lastMs, lastSeq = string.match(info[j + 1], '^(%d+)%-(%d+)$')
+          lastMs, lastSeq = tonumber(lastMs), tonumber(lastSeq)
+          if lastMs > ms or (lastMs == ms and lastSeq > seq) then ms, seq = lastMs, lastSeq end
+        end
+      end
+    end
+  end
+  for i = 4, #ARGV do
+    seq = seq + 1
+    redis.call('XADD', KEYS[1], string.format('%.0f-%.0f', ms, seq), 'v', ARGV[i])
+  end
 end
 redis.call('XTRIM', KEYS[1], 'MAXLEN', ARGV[1])
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])

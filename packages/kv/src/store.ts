@@ -16,6 +16,13 @@ export interface StreamAppend {
   minTime: number;
   /** The key lives this long after the write. */
   ttlSeconds: number;
+  /**
+   * Streams (sharing this key's hash tag) whose ids these entries' ids follow: past the last id any
+   * of them or this stream was given. Streams that name each other so take their ids from one
+   * sequence, in the order of the writes, and never share one (each stream's own would restart at
+   * 0 in every millisecond).
+   */
+  follows?: string[];
 }
 
 /** An entry of a stream: its id ("<ms>-<sequence>", ascending in the stream) and its value. */

@@ -132,6 +132,25 @@ for (const [name, open] of stores) {
       assert.deepEqual(await store.readStream('log:{none}', { direction: 'older', count: 5 }), []);
     });
 
+    test('streams that follow each other take their ids from one sequence, in the order of the writes', async () => {
+      const bounds = { maxLength: 100, minTime: 0, ttlSeconds: 60 };
+      const written: string[] = [];
+      for (let write = 0; write < 20; write++) {
+        await store.appendToStreams([
+          { key: 'seq:{f1}:a', values: [`a${write}`, `a${write}+`], ...bounds, follows: ['seq:{f1}:b'] },
+          { key: 'seq:{f1}:b', values: [`b${write}`], ...bounds, follows: ['seq:{f1}:a'] },
+        ]);
+        written.push(`a${write}`, `a${write}+`, `b${write}`);
+      }
+      const read = (key: string) => store.readStream(key, { direction: 'newer', count: 100 });
+      const both = [...(await read('seq:{f1}:a')), ...(await read('seq:{f1}:b'))];
+      assert.equal(new Set(both.map((entry) => entry.id)).size, both.length, 'no id given twice');
+      assert.deepEqual(
+        both.sort((x, y) => byId(x.id, y.id)).map((entry) => entry.value),
+        written,
+      );
+    });
+
     test('a stream drops entries older than its time bound, and reads skip them', async () => {
       await store.appendToStreams([{ key: 'log:{t1}', values: ['old'], maxLength: 10, minTime: 0, ttlSeconds: 60 }]);
       const [old] = await store.readStream('log:{t1}', { direction: 'older', count: 1 });

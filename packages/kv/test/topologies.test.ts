@@ -77,10 +77,15 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
     );
   });
 
+  const byId = (a: string, b: string) =>
+    Number(a.split('-')[0]) - Number(b.split('-')[0]) || Number(a.split('-')[1]) - Number(b.split('-')[1]);
   test('streams of many slots are appended in one call, each in its slot, and read back', async () => {
     const bounds = { maxLength: 3, minTime: 0, ttlSeconds: 60 };
     await store.appendToStreams(
-      spread.map((key, index) => ({ key: `log:${key}`, values: ['a', 'b', 'c', String(index)], ...bounds })),
+      spread.flatMap((key, index) => [
+        { key: `log:${key}`, values: ['a', 'b', 'c', String(index)], ...bounds, follows: [`log:${key}:u`] },
+        { key: `log:${key}:u`, values: ['u'], ...bounds, follows: [`log:${key}`] },
+      ]),
     );
     for (const [index, key] of spread.entries()) {
       const entries = await store.readStream(`log:${key}`, { direction: 'older', count: 10 });
@@ -89,6 +94,9 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
         [String(index), 'c', 'b'],
         key,
       );
+      const [own] = entries;
+      const [other] = await store.readStream(`log:${key}:u`, { direction: 'older', count: 1 });
+      assert.ok(own && other && byId(own.id, other.id) < 0, `${key}: ${own?.id} before ${other?.id}`);
     }
   });
 

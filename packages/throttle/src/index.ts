@@ -1,3 +1,4 @@
+export { type LimiterOptions, limiterOn } from './limiters.ts';
 export {
   type Locked,
   type LockKind,

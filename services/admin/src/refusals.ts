@@ -19,6 +19,7 @@ export const refusalExitCodes: Record<RefusalCode, number> = {
   CONSENT_NOT_FOUND: exitCodes.dataError,
   INVALID_CREDENTIALS: exitCodes.dataError,
   TOO_MANY_ATTEMPTS: exitCodes.tempFail,
+  TOO_MANY_REQUESTS: exitCodes.tempFail,
   GUEST_ACCOUNT: exitCodes.dataError,
   ACCOUNT_SUSPENDED: exitCodes.dataError,
   EMAIL_TAKEN: exitCodes.dataError,

@@ -22,6 +22,7 @@ export const refusalProblems: Record<RefusalCode, ProblemCode> = {
   // that some operation passes on is the request's fault.
   INVALID_CREDENTIALS: 'INVALID_REQUEST',
   TOO_MANY_ATTEMPTS: 'TOO_MANY_ATTEMPTS',
+  TOO_MANY_REQUESTS: 'TOO_MANY_REQUESTS',
   GUEST_ACCOUNT: 'GUEST_ACCOUNT',
   ACCOUNT_SUSPENDED: 'ACCOUNT_SUSPENDED',
   EMAIL_TAKEN: 'EMAIL_TAKEN',

@@ -90,6 +90,11 @@ function keyRequest(input: unknown): { name: string; scope: ApiKeyScope; days: n
   return { name, scope, days };
 }
 
+/** Locks the account's row for the rest of the transaction (as adding a client secret locks its app). */
+async function lockAccount(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+}
+
 const whenText = (at: Date) => at.toISOString();
 const makeAnother = 'make a new one (devplat keys create, or API keys in the console) and use it instead.';
 
@@ -109,6 +114,9 @@ export function developerApiKeys(prisma: PrismaClient) {
       const now = new Date();
       const key = newKey(apiKeyPrefix);
       return prisma.$transaction(async (tx) => {
+        // Concurrent creates of one account take turns from here, so each counts the keys the
+        // others made: counted unlocked, all of them could see room for one more.
+        await lockAccount(tx, actor.accountId);
         const held = await tx.apiKey.count({ where: active(actor.accountId, now) });
         if (held >= apiKeyLimits.maxActive) {
           return {

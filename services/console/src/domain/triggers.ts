@@ -1,7 +1,8 @@
 // devplat trigger: a consent event for one of the developer's own sandbox players, made by the
 // consent operations the player's Allow and Remove access run (@devplat/domain/consents), so the
 // app's webhook and devplat listen get what production sends. No code or token is made for anyone.
-// Sandbox only, as the whole console is; audited as consent.trigger.
+// Sandbox only, as the whole console is; audited as consent.trigger. Each one writes a consent and
+// its events, so an account may send only so many a minute (a console limit: the public API has none).
 import { type Scope, userScopes } from '@devplat/contract';
 import { isUuid, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import type { Actor } from '@devplat/domain/audit';
@@ -13,10 +14,15 @@ import {
 } from '@devplat/domain/consents';
 import { findPlayerByUsername, findPlayerOfAccount } from '@devplat/domain/players';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
+import { waitInWords } from '@devplat/throttle';
 import type { DomainParts } from './index.ts';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
+import { type Rate, rateLimit } from './throttling.ts';
 
 export const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
+
+/** How many triggers an account may send, counted across every console replica (the shared store). */
+export const triggerRate: Rate = { name: 'console-triggers', points: 10, seconds: 60 };
 
 /** What a trigger did: the event sent for each consent it granted or ended. */
 export interface TriggerView {
@@ -60,12 +66,14 @@ function allowedScopes(appScopes: readonly string[], asked: unknown, clientId: s
   return [...new Set(scopes)];
 }
 
-export function consentTriggers({ prisma, pairwiseSecret, apps }: DomainParts) {
+export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainParts) {
+  const rate = rateLimit(store, triggerRate);
   return {
     /**
      * Sends `event` for the developer's player with the developer's app: consent.granted grants a new
      * consent (the app must be active and the player enabled, as at Allow); consent.revoked ends every
-     * active consent of the player with the app (CONSENT_NOT_FOUND when there is none).
+     * active consent of the player with the app (CONSENT_NOT_FOUND when there is none). Past the
+     * account's rate, TOO_MANY_REQUESTS with when to try again, before anything is read or written.
      */
     async trigger(actor: Actor, clientId: string, input: unknown): Promise<TriggerView> {
       const body = knownFields(input, ['event', 'player', 'scopes']);
@@ -75,6 +83,16 @@ export function consentTriggers({ prisma, pairwiseSecret, apps }: DomainParts) {
       }
       const playerRef = requiredText(body.player, 'player', 64);
       if (event === 'consent.revoked' && body.scopes !== undefined) refuse('scopes applies to consent.granted only.');
+      const exceeded = await rate.take(actor.accountId);
+      if (exceeded) {
+        const { retryAfterSeconds } = exceeded;
+        refuseAs(
+          'TOO_MANY_REQUESTS',
+          `Too many triggers: an account may send ${triggerRate.points} a minute. ` +
+            `Try again in ${waitInWords(retryAfterSeconds)}.`,
+          { retryAfterSeconds },
+        );
+      }
       const app =
         event === 'consent.granted'
           ? await apps.active(actor.accountId, clientId)
