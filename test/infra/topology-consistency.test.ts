@@ -129,7 +129,6 @@ describe('the topology behind its gateway', { skip: needsStores }, () => {
     } finally {
       await Promise.all([first?.start(), second?.start()]);
     }
-    // nginx rests a replica that failed for 2 s (fail_timeout), then tries it again.
     await eventually(async () => (await call(topology.base, '/capabilities')).status === 200, 5_000);
   });
 

@@ -3,7 +3,6 @@
 // PostgreSQL database and one Redis index of their own, sharing their secrets; and one admin API
 // process on loopback beside them, which the gateway never routes to.
 import { join } from 'node:path';
-import { replicaRestSeconds } from '../../gateway/render.ts';
 import type { RunningGateway } from './gateway.ts';
 import { startGateway } from './gateway.ts';
 import { freePort } from './ports.ts';
@@ -59,8 +58,8 @@ export interface Topology {
   env: Record<string, string | undefined>;
   /**
    * Restarts the replicas one at a time (SIGTERM: the drain), each with `env` changed where given
-   * and from the checkout `root` where given (a release: another build of the platform), waiting
-   * after each is ready until the gateway sends to it again; resolves with the exit codes.
+   * and from the checkout `root` where given (a release: another build of the platform), each
+   * ready before the next is stopped; resolves with the exit codes.
    */
   rollingRestart(replicas: Replica[], env?: Record<string, string>, root?: string): Promise<(number | null)[]>;
   /**
@@ -200,7 +199,6 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     const codes = [];
     for (const each of some) {
       codes.push(await each.restart(changes, root));
-      await new Promise((resolve) => setTimeout(resolve, replicaRestSeconds * 1000 + 250));
     }
     return codes;
   };
