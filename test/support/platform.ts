@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '@devplat/config';
-import { type RunningPlatform, startPlatform } from '@devplat/platform';
+import { type RunningPlatform, type StartOptions, startPlatform } from '@devplat/platform';
 import { type RunningGateway, startGateway } from '@devplat/topology';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { sharedSecrets } from './env.ts';
@@ -41,6 +41,8 @@ export interface TestPlatformOptions {
    * `database` stays a direct connection for the test's set-up. Real PostgreSQL only.
    */
   databaseVia?: (url: string) => string;
+  /** Where the platform's log lines go (LOG_LEVEL decides which); none by default. */
+  logDestination?: StartOptions['logDestination'];
 }
 
 export async function startTestPlatform(

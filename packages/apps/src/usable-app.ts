@@ -1,7 +1,7 @@
 // The per-request read: the app a request names, if it may still get tokens. The token endpoint
 // reads it through the directory's cache (directory.ts), the consent screen directly.
 import { appScopes, type Scope } from '@devplat/contract';
-import type { App, PrismaClient } from '@devplat/db';
+import { type App, type PrismaClient, storableText } from '@devplat/db';
 
 export type UsableApp = App & { secrets: { id: string; hash: string }[] };
 
@@ -23,9 +23,13 @@ interface UsableAppRow {
 
 /**
  * The app with its active secret hashes, if it is an active sandbox app of an active full
- * account. One indexed query: it runs on every token request.
+ * account. One indexed query: it runs on every token request. A client id no row can hold
+ * (@devplat/db's storableText: a NUL, a lone surrogate) names no app and never reaches the query:
+ * client authentication fails (401 invalid_client) and the consent screen refuses, as for any
+ * unknown client.
  */
 export async function findUsableApp(prisma: PrismaClient, clientId: string): Promise<UsableApp | null> {
+  if (!storableText(clientId)) return null;
   const [row] = await prisma.$queryRaw<UsableAppRow[]>`
     SELECT a.id::text, a.client_id, a.account_id::text, a.name, a.environment::text, a.status::text,
            a.scopes, a.redirect_uris, a.webhook_url, a.webhook_signing_secret, a.created_at, a.disabled_at,

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { failingClosed, failingClosedTransactions, postgresFailure } from './failures.ts';
 import { PrismaClient } from './generated/client.ts';
+import { refusingUnstorable, unstorableArgument } from './guard.ts';
 
 /** One SQL statement with positional parameters ($1, $2, ...), for the few hot paths. */
 export interface Query {
@@ -94,11 +95,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const prismaPool = new pg.Pool({ connectionString: options.databaseUrl, max, ...bounded(timeoutMs) });
     prismaPool.on('error', () => {}); // a dropped idle connection fails the next query, not the process
     const server = serverOf(options.databaseUrl);
-    const adapter = failingClosed(
-      // A dropped connection must fail the query it serves, not crash the process.
-      traced.prismaAdapter(
-        new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
-        server,
+    const adapter = refusingUnstorable(
+      failingClosed(
+        // A dropped connection must fail the query it serves, not crash the process.
+        traced.prismaAdapter(
+          new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
+          server,
+        ),
       ),
     );
     // A transaction waits at most the bound for its connection; it is several statements, each
@@ -126,6 +129,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       return name;
     };
     const query = traced.query(async <Row>(text: string, values: unknown[]) => {
+      const refused = unstorableArgument(values);
+      if (refused) throw refused;
       try {
         return (await pool.query({ name: nameOf(text), text, values })).rows as Row[];
       } catch (error) {
@@ -147,16 +152,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
   const pglite = options.pgliteDir ? new PGlite(options.pgliteDir) : new PGlite();
   await pglite.waitReady;
-  const adapter = new PrismaPGlite(pglite);
+  const adapter = refusingUnstorable(new PrismaPGlite(pglite));
   // PGlite runs one transaction at a time: let queued transactions wait rather than fail.
   const prisma = failingClosedTransactions(
     new PrismaClient({ adapter, transactionOptions: { maxWait: 10_000, timeout: 10_000 } }),
   );
   return {
     prisma,
-    query: Object.assign(async <Row>(text: string, values: unknown[]) => (await pglite.query<Row>(text, values)).rows, {
-      timeoutMs,
-    }),
+    query: Object.assign(
+      async <Row>(text: string, values: unknown[]) => {
+        const refused = unstorableArgument(values);
+        if (refused) throw refused;
+        return (await pglite.query<Row>(text, values)).rows;
+      },
+      { timeoutMs },
+    ),
     adapter,
     kind: 'pglite',
     pools: () => [],

@@ -28,3 +28,4 @@ export {
   schemaState,
   schemaVersionProblem,
 } from './schema-version.ts';
+export { storableInstant, storableText, storableYears } from './storable.ts';

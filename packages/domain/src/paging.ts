@@ -2,7 +2,7 @@
 // (created_at, id), the next page named by an opaque cursor holding the last row's position. A
 // position, not an offset, so rows written while an operator pages shift nothing: no row is skipped
 // or shown twice. Also the checks every listing's filters share (times, limits, LIKE text).
-import { isUuid } from '@devplat/db';
+import { isUuid, storableInstant, storableText, storableYears } from '@devplat/db';
 import { Refusal } from './refusal.ts';
 
 /** Where a row stands in a listing: created_at, then id to order rows of the same millisecond. */
@@ -50,7 +50,7 @@ export function decodeCursor(listing: string, cursor: string): Position {
   const [name, time, id] = decoded as unknown[];
   if (name !== listing || typeof time !== 'string' || typeof id !== 'string' || !isUuid(id)) throw refusal();
   const createdAt = new Date(time);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== time) throw refusal();
+  if (!storableInstant(createdAt) || createdAt.toISOString() !== time) throw refusal();
   return { createdAt, id };
 }
 
@@ -94,9 +94,21 @@ const dateTime =
 
 /**
  * An ISO 8601 instant: a date (midnight UTC) or a date and time with Z or an offset. A time without
- * a zone is refused rather than read in the machine's zone.
+ * a zone is refused rather than read in the machine's zone, and so is one the database cannot keep
+ * (year 0, say: @devplat/db's storableInstant), as a bad value rather than a failed query.
  */
 export function instant(name: string, value: string | Date): Date {
+  const parsed = parsedInstant(name, value);
+  if (!storableInstant(parsed)) {
+    throw new Refusal(
+      'INVALID_INPUT',
+      `${name} must be a time from the year ${storableYears.first} to ${storableYears.last} (got "${value instanceof Date ? value.toISOString() : String(value).trim()}")`,
+    );
+  }
+  return parsed;
+}
+
+function parsedInstant(name: string, value: string | Date): Date {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
   const text = String(value).trim();
   const match = dateTime.exec(text);
@@ -132,12 +144,14 @@ export function timeRange(
 /** Text matched literally inside LIKE (Prisma's contains and startsWith do not escape % and _). */
 export const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
 
-/** A required search text: trimmed, not empty, at most `max` characters. */
+/** A required search text: trimmed, not empty, at most `max` characters, storable (@devplat/db's storableText). */
 export function searchText(name: string, value: string, max = 200): string {
   const text = value.trim();
   if (text === '' || text.length > max) {
     throw new Refusal('INVALID_INPUT', `${name} must be 1 to ${max} characters`);
   }
+  if (!storableText(text))
+    throw new Refusal('INVALID_INPUT', `${name} must not hold a NUL character or a lone surrogate`);
   return text;
 }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { DependencyUnavailableError } from '@devplat/errors';
+import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import type { Logger } from './logger.ts';
 import { ProblemError } from './problem.ts';
 
-export { DependencyUnavailableError };
+export { DependencyUnavailableError, UnstorableValueError };
 
 /**
  * The status a request whose client went away before its body arrived is logged and counted with:
@@ -30,13 +30,25 @@ export function requestCutOff(req: IncomingMessage): boolean {
 }
 
 /**
+ * A value the database cannot store that no door refused before its query (the boundary's
+ * backstop caught it): the caller's bad value, 400. Logged as a warning, never an error: it pages
+ * nobody, yet it names a door that should have answered as its contract says.
+ */
+export function unstorableValueProblem(error: UnstorableValueError, logger: Logger, requestId: string): ProblemError {
+  logger.warn({ request_id: requestId, kind: error.kind }, 'unstorable value reached the database boundary');
+  return new ProblemError('MALFORMED_REQUEST', `The request holds a value the platform cannot take: ${error.message}.`);
+}
+
+/**
  * The Problem an error answers as, failing closed. ProblemErrors stand as they are; a body its
  * client cut off answers 400, unlogged (the request's line says 499); Koa's own HTTP errors keep
- * their status with a generic detail; backing-store failures answer 503; anything else
- * is a 500 whose detail says nothing about the cause. The cause of a 500 or 503 goes to the log only.
+ * their status with a generic detail; a value the database cannot store answers 400; backing-store
+ * failures answer 503; anything else is a 500 whose detail says nothing about the cause. The cause
+ * of a 500 or 503 goes to the log only.
  */
 export function toProblem(error: unknown, logger: Logger, requestId: string): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (error instanceof UnstorableValueError) return unstorableValueProblem(error, logger, requestId);
   if (error instanceof RequestAbortedError) {
     return new ProblemError('MALFORMED_REQUEST', 'The request body did not arrive whole.');
   }

@@ -3,10 +3,10 @@
 // detail, a failure shown with the logged request id as its reference (nothing internal reaches
 // the browser), 404 as a page and a wrong method on a known path as a 405 page with Allow.
 
-import { DependencyUnavailableError } from '@devplat/errors';
+import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
-import { RequestAbortedError } from './errors.ts';
+import { RequestAbortedError, unstorableValueProblem } from './errors.ts';
 import { type ForwardedTrust, forwardedTrust, type TrustedPeer } from './forwarded.ts';
 import { requestIdOf } from './headers.ts';
 import type { Html } from './html.ts';
@@ -46,7 +46,9 @@ export function sendPage(ctx: Context, status: number, page: Html): void {
 // A refusal shows its detail (and sends its headers: Allow); anything else is logged and shows
 // the request id of the log lines as its reference. A switched-off site is a refusal too. A body
 // the client cut off is no failure: the request's line logs it as a 499, and nobody sees this page.
-function errorPageFor(ctx: Context, error: unknown, logger: Logger): ErrorPage {
+function errorPageFor(ctx: Context, thrown: unknown, logger: Logger): ErrorPage {
+  const error =
+    thrown instanceof UnstorableValueError ? unstorableValueProblem(thrown, logger, ctx.state.requestId) : thrown;
   if (error instanceof RequestAbortedError) {
     return { status: 400, title: 'That did not work', message: 'The form did not arrive whole.' };
   }

@@ -7,12 +7,15 @@ import { type Config, defaultManagementPorts, type ServiceName } from '@devplat/
 import type { Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
 import { type Management, managementApp, type ReadinessCheck } from './management.ts';
+import type { Route } from './route-table.ts';
 import { listen, type RunningServer } from './server.ts';
 
 /** A public listener, named for the log. */
 export interface NamedListener {
   name: string;
   server: RunningServer;
+  /** What it answers, from its apps' routers (route-table.ts), where the process knows them. */
+  routes?: readonly Route[];
 }
 
 /** Something closed after the listeners, in order: the worker, then the stores. */

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@devplat/config';
 import { Refusal } from '@devplat/domain/refusal';
-import { DependencyUnavailableError } from '@devplat/errors';
+import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import { findAccountsCommand, showAccountCommand } from './account-directory.ts';
 import { reactivateAccountCommand, suspendAccountCommand } from './accounts.ts';
 import { findAppsCommand, showAppCommand } from './app-directory.ts';
@@ -157,6 +157,10 @@ async function admin(argv: string[], env: Record<string, string | undefined>, io
       io.note(`${who}: ${error.message}`);
       if (error.exitCode === exitCodes.usage && command) io.note(usageLine(command));
       return error.exitCode;
+    }
+    if (error instanceof UnstorableValueError) {
+      io.note(`${who}: ${error.message}`);
+      return exitCodes.dataError;
     }
     if (error instanceof DependencyUnavailableError) {
       const reason = reasonOf(error);

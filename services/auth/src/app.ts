@@ -113,7 +113,7 @@ function buildTokenApp(
   requests: RequestLog,
 ): Koa {
   const telemetry = oauthTelemetry(metrics, tracing, usage);
-  const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider));
+  const answers = providerAnswers(provider, revokeJwtAccessTokens(config, secrets, prisma, provider), logger);
   const toProvider = mount(wirePrefix, provider as unknown as Koa);
   const metadata = authorizationServerMetadata(config);
   const on = platformSwitch(config.platformEnabled);

@@ -4,8 +4,8 @@
 // JWT access tokens it will not revoke, a server_error that hides its cause. Every rewrite is a row
 // below with its reason. A refusal is matched by its `error` code (one per provider error class), by
 // its text only where the provider has nothing else that tells it apart.
-import { DependencyUnavailableError } from '@devplat/errors';
-import { ProblemError } from '@devplat/http';
+import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
+import { type Logger, ProblemError, unstorableValueProblem } from '@devplat/http';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
@@ -49,15 +49,25 @@ const translated =
   (ctx) =>
     refuse(ctx, error, description);
 
-function refusalRewrites(provider: Provider): Rewrite[] {
+/**
+ * A value the database cannot store that reached a statement (the boundary's backstop): a malformed
+ * request, answered as the contract's OAuth error rather than a Problem, and noted in the log.
+ */
+function unstorableValue(ctx: KoaContextWithOIDC, error: UnstorableValueError, logger: Logger): void {
+  refuse(ctx, 'invalid_request', unstorableValueProblem(error, logger, ctx.state.requestId).detail);
+}
+
+function refusalRewrites(provider: Provider, logger: Logger): Rewrite[] {
   return [
     {
       error: 'server_error',
       reason:
         'The provider answers server_error for anything thrown inside it and names the cause only in its ' +
-        'server_error event: the platform answers it as a Problem (503 when a store is down) and logs it.',
+        'server_error event: the platform answers it as a Problem (503 when a store is down) and logs it; ' +
+        'a value the database cannot store is the request at fault (invalid_request).',
       rewrite: (ctx) => {
         const cause = tokenRequestFacts(ctx).failure;
+        if (cause instanceof UnstorableValueError) return unstorableValue(ctx, cause, logger);
         if (cause instanceof DependencyUnavailableError) {
           throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
         }
@@ -80,6 +90,24 @@ function refusalRewrites(provider: Provider): Rewrite[] {
       rewrite: (ctx) => {
         ctx.set('WWW-Authenticate', `Basic realm="${provider.issuer}"`);
         refuse(ctx, 'invalid_client', 'client authentication is required');
+      },
+    },
+    {
+      error: 'invalid_request',
+      reason:
+        "Basic credentials no client can have (a character outside RFC 6749's VSCHAR, such as NUL, or an escape " +
+        'that decodes to no UTF-8) fail client authentication as they do in the form: invalid_client with the ' +
+        'challenge of any failed Basic authentication, not a malformed request; the provider tells it apart only by its text.',
+      when: (_ctx, refusal) =>
+        refusal.error_description ===
+        'client_id and client_secret in the authorization header are not properly encoded',
+      rewrite: (ctx) => {
+        const description = 'client authentication failed';
+        ctx.set(
+          'WWW-Authenticate',
+          `Basic realm="${provider.issuer}", error="invalid_client", error_description="${description}"`,
+        );
+        refuse(ctx, 'invalid_client', description);
       },
     },
     {
@@ -155,20 +183,31 @@ function answering(rewrites: Rewrite[]) {
 export function providerAnswers(
   provider: Provider,
   revokeJwtAccessToken: JwtAccessTokenRevocation,
+  logger: Logger,
 ): { token: Middleware; revocation: Middleware } {
   provider.on('server_error', (ctx, error) => {
     tokenRequestFacts(ctx).failure = error;
   });
-  const rewrites = refusalRewrites(provider);
+  const rewrites = refusalRewrites(provider, logger);
   const tokenAnswer = answering(rewrites);
   const revocationAnswer = answering([jwtAccessTokenRevocation(revokeJwtAccessToken), ...rewrites]);
+  // What the steps ahead of the provider throw (grants/app-tokens.ts): the provider's own throws
+  // come back as its server_error answer instead.
+  const served = async (ctx: KoaContextWithOIDC, next: () => Promise<unknown>) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof UnstorableValueError)) throw error;
+      unstorableValue(ctx, error, logger);
+    }
+  };
   return {
     token: async (ctx, next) => {
-      await next();
+      await served(ctx as unknown as KoaContextWithOIDC, next);
       await tokenAnswer(ctx as unknown as KoaContextWithOIDC);
     },
     revocation: async (ctx, next) => {
-      await next();
+      await served(ctx as unknown as KoaContextWithOIDC, next);
       const oidcCtx = ctx as unknown as KoaContextWithOIDC;
       await revocationAnswer(oidcCtx);
       if (ctx.status === 200) emptyRevocationAnswer(oidcCtx);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { type Config, sandboxToolsEnabled } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import { type Logger, withTracing } from '@devplat/http';
+import { type Logger, type Route, routesOf, withTracing } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
@@ -30,7 +30,10 @@ export interface ConsoleDependencies {
 
 const isApi = (path: string) => path === '/api' || path.startsWith('/api/');
 
-/** One app whose request listener hands each request, whole, to the API or to the web UI. */
+/**
+ * One app whose request listener hands each request, whole, to the API or to the web UI; `routes`
+ * are both doors' (the docs and the downloads are files below /docs and /downloads).
+ */
 export function buildConsoleApp({
   config,
   prisma,
@@ -39,18 +42,20 @@ export function buildConsoleApp({
   logger,
   metrics,
   tracing = noopTracing,
-}: ConsoleDependencies): Koa {
+}: ConsoleDependencies): Koa & { routes: readonly Route[] } {
   const domain = consoleDomain(config, prisma, store, pairwiseSecret, metrics);
   const enabled = sandboxToolsEnabled(config);
   const secure = config.consoleUrl.protocol === 'https:';
   // Each door traces its own requests: the span is named by the route its router matched.
   const { trustedProxies } = config;
   const forwarded = { secure, trustedProxies };
-  const api = withTracing(buildConsoleApi(domain, logger, { enabled, forwarded, metrics }), tracing).callback();
-  const web = withTracing(
+  const apiApp = withTracing(buildConsoleApi(domain, logger, { enabled, forwarded, metrics }), tracing);
+  const webApp = withTracing(
     buildConsoleWeb(domain, logger, { ...forwarded, apiBase: config.baseUrl.href, enabled, metrics }),
     tracing,
-  ).callback();
+  );
+  const api = apiApp.callback();
+  const web = webApp.callback();
   const app = new Koa();
   app.silent = true;
   const docs = docsHandler(join(config.dataDir, 'docs'));
@@ -62,5 +67,5 @@ export function buildConsoleApp({
     if (enabled && isDownloads(ctx.path)) return downloads(ctx.req, ctx.res);
     return (isApi(ctx.path) ? api : web)(ctx.req, ctx.res);
   });
-  return app;
+  return Object.assign(app, { routes: routesOf(apiApp, webApp) });
 }

@@ -1,1 +1,1 @@
-export { type RunningPlatform, startPlatform } from './start.ts';
+export { type RunningPlatform, type StartOptions, startPlatform } from './start.ts';

@@ -21,7 +21,9 @@ import {
   type NamedListener,
   openService,
   pageSites,
+  type Route,
   type RunningService,
+  routesOf,
   type Site,
   withTracing,
 } from '@devplat/http';
@@ -40,6 +42,8 @@ export interface RunningPlatform {
   metrics: Metrics;
   /** The management listener and the drain. */
   service: RunningService;
+  /** Each public listener: its name, its server (origin) and the routes its apps answer. */
+  listeners: readonly NamedListener[];
   /** Drains at once (no SHUTDOWN_DELAY_MS) and closes everything. */
   close(): Promise<void>;
 }
@@ -60,11 +64,13 @@ export interface StartOptions {
   webhookWorker?: boolean;
   /** The process's tracing (startTracing); off by default. */
   tracing?: Tracing;
+  /** Where the log lines go (tests read them); standard output by default. */
+  logDestination?: Parameters<typeof createServiceLoggers>[1];
 }
 
 export async function startPlatform(config: Config, options: StartOptions = {}): Promise<RunningPlatform> {
   // Each service logs as it does alone: {"service":"api","name":"api"}, the keys once.
-  const loggerFor = createServiceLoggers(config.logLevel);
+  const loggerFor = createServiceLoggers(config.logLevel, options.logDestination);
   const logger = loggerFor('platform');
   const metrics = createMetrics();
   const tracing = options.tracing ?? noopTracing;
@@ -124,18 +130,27 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // One request log in this process: auth's, which the api's calls join.
       requestLog: auth.requestLog,
     });
-    const open = async (name: string, app: RequestListener, url: URL, port: number, pages: Site | null = null) => {
-      listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages) });
+    const open = async (
+      name: string,
+      app: RequestListener,
+      routes: readonly Route[],
+      url: URL,
+      port: number,
+      pages: Site | null = null,
+    ) => {
+      listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages), routes });
     };
     await open(
       'public',
       gateway(withTracing(auth.api, tracing).callback(), withTracing(api, tracing).callback()),
+      routesOf(auth.api, api),
       config.baseUrl,
       config.port ?? (urlPort(config.baseUrl) as number),
     );
     await open(
       'player client',
       withTracing(auth.playerClient, tracing).callback(),
+      routesOf(auth.playerClient),
       config.playerClientUrl,
       config.ports.playerClient,
       pageSites.playerClient,
@@ -143,15 +158,12 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     await open(
       'internal',
       withTracing(auth.internal, tracing).callback(),
+      routesOf(auth.internal),
       config.authInternalUrl,
       config.ports.authInternal,
     );
-    await open(
-      'mock',
-      withTracing(buildMockApp(config, loggerFor('mock'), metrics), tracing).callback(),
-      config.mockBaseUrl,
-      config.ports.mock,
-    );
+    const mock = withTracing(buildMockApp(config, loggerFor('mock'), metrics), tracing);
+    await open('mock', mock.callback(), routesOf(mock), config.mockBaseUrl, config.ports.mock);
     const developerConsole = buildConsoleApp({
       pairwiseSecret: secrets.pairwiseSecret,
       config,
@@ -161,7 +173,14 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       metrics,
       tracing,
     });
-    await open('console', developerConsole.callback(), config.consoleUrl, config.ports.console, pageSites.console);
+    await open(
+      'console',
+      developerConsole.callback(),
+      developerConsole.routes,
+      config.consoleUrl,
+      config.ports.console,
+      pageSites.console,
+    );
     // The operators' admin API on ADMIN_HOST:ADMIN_PORT (loopback), only where ADMIN_TOKENS_FILE is
     // set: without it no token could work, and every platform (each test's) would take the one port.
     if (config.admin.tokensFile !== null) {
@@ -208,6 +227,7 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
     store,
     metrics,
     service,
+    listeners,
     close: async () => {
       await service.drain({ delay: false });
     },

@@ -2,7 +2,7 @@
 // Two reads stay outside, on purpose, each one statement across areas on a hot path: the app
 // directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts) read an app's account status with the app.
-import { type Account, type AccountStatus, isUuid, type Prisma } from '@devplat/db';
+import { type Account, type AccountStatus, isUuid, type Prisma, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
 
@@ -10,6 +10,14 @@ export type NewAccountRow = Pick<Account, 'email' | 'passwordHash' | 'displayNam
 
 export const insertAccount = (tx: Prisma.TransactionClient, data: NewAccountRow): Promise<Account> =>
   tx.account.create({ data });
+
+/**
+ * Locks the account's row for the rest of the transaction: what an account may hold only so many
+ * of (its API keys) is counted and added in turns, as adding a client secret locks its app.
+ */
+export async function lockAccount(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
+}
 
 /** Whether a failed insert failed on the unique e-mail address. */
 export const isEmailTaken = (error: unknown): boolean => (error as { code?: string })?.code === 'P2002';
@@ -30,9 +38,12 @@ export function changeAccountStatus(
 export const findAccount = (db: Db, accountId: string): Promise<Account | null> =>
   db.account.findUnique({ where: { id: accountId } });
 
-/** The account with this e-mail address, as stored (the console keeps them in lower case). */
-export const findAccountByEmail = (db: Db, email: string): Promise<Account | null> =>
-  db.account.findUnique({ where: { email } });
+/**
+ * The account with this e-mail address, as stored (the console keeps them in lower case); none for
+ * text no row can hold (@devplat/db's storableText), which never reaches the query.
+ */
+export const findAccountByEmail = async (db: Db, email: string): Promise<Account | null> =>
+  storableText(email) ? db.account.findUnique({ where: { email } }) : null;
 
 /** Which accounts a search reads; every member given must hold. */
 export interface AccountSelection {

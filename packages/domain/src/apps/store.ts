@@ -3,7 +3,7 @@
 // directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts); the worker joins an app's webhook settings onto its
 // outbox events and deliveries (the events room's store, packages/domain/src/events/store.ts).
-import type { App, AppStatus, ClientSecret, Prisma } from '@devplat/db';
+import { type App, type AppStatus, type ClientSecret, type Prisma, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, orderOf, type Position } from '../paging.ts';
 
@@ -99,9 +99,12 @@ export const findApp = (db: Db, appId: string): Promise<App | null> => appById(d
 export const findAppWithSecrets = (db: Db, appId: string): Promise<AppWithSecrets> =>
   db.app.findUniqueOrThrow({ where: { id: appId }, include: { secrets: true } });
 
-/** An app by its client id, in any status (deleted too), with all its secrets. */
-export const findAppByClientId = (db: Db, clientId: string): Promise<AppWithSecrets | null> =>
-  db.app.findUnique({ where: { clientId }, include: { secrets: true } });
+/**
+ * An app by its client id, in any status (deleted too), with all its secrets; none for text no row
+ * can hold (@devplat/db's storableText), which never reaches the query.
+ */
+export const findAppByClientId = async (db: Db, clientId: string): Promise<AppWithSecrets | null> =>
+  storableText(clientId) ? db.app.findUnique({ where: { clientId }, include: { secrets: true } }) : null;
 
 /** The account's apps not deleted, oldest first, with their secrets. */
 export const appsOfAccount = (db: Db, accountId: string): Promise<AppWithSecrets[]> =>

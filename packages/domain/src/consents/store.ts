@@ -1,7 +1,7 @@
 // The consents table: every statement on consent receipts is here, and only these write them. The
 // api's per-call liveness statement (services/api/src/liveness.ts) reads them too, on purpose: it
 // is one statement across areas on the hot path. Each consent event is written with its change.
-import type { Consent, Prisma, Query, RevocationReason } from '@devplat/db';
+import { type Consent, type Prisma, type Query, type RevocationReason, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 
 /** Which consents an operation means: one, the one behind a grant, an app's, or a player's (with one app, or all). */
@@ -79,12 +79,14 @@ export const activeConsentsOfPlayer = (db: Db, playerId: string) =>
     orderBy: { grantedAt: 'asc' },
   });
 
-/** A player's active consents with one app: their grants, and the app's name. */
-export const activeConsentsWithApp = (db: Db, playerId: string, clientId: string) =>
-  db.consent.findMany({
-    where: { ...whereOf({ playerId, clientId }), status: 'active' },
-    select: { id: true, grantId: true, app: { select: { name: true } } },
-  });
+/** A player's active consents with one app: their grants, and the app's name (none for a client id no row can hold). */
+export const activeConsentsWithApp = async (db: Db, playerId: string, clientId: string) =>
+  storableText(clientId)
+    ? db.consent.findMany({
+        where: { ...whereOf({ playerId, clientId }), status: 'active' },
+        select: { id: true, grantId: true, app: { select: { name: true } } },
+      })
+    : [];
 
 export const activeConsentCount = (db: Db, appId: string): Promise<number> =>
   db.consent.count({ where: { appId, status: 'active' } });

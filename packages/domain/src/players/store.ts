@@ -1,7 +1,7 @@
 // The sandbox_players table: every statement on sandbox players is here, and only these write them.
 // The api's per-call liveness statement (services/api/src/liveness.ts) reads a player's status too,
 // on purpose: it is one statement across areas on the hot path.
-import { type PlayerStatus, Prisma, type SandboxPlayer } from '@devplat/db';
+import { type PlayerStatus, Prisma, type SandboxPlayer, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, likeLiteral, orderOf, type Page, type Position, page } from '../paging.ts';
 
@@ -25,16 +25,23 @@ export async function changeStatus(tx: Prisma.TransactionClient, playerId: strin
 export const findPlayer = (db: Db, playerId: string): Promise<SandboxPlayer | null> =>
   db.sandboxPlayer.findUnique({ where: { id: playerId } });
 
-export const findPlayerByUsername = (db: Db, username: string): Promise<SandboxPlayer | null> =>
-  db.sandboxPlayer.findUnique({ where: { username } });
+/** None for text no row can hold (@devplat/db's storableText), which never reaches the query. */
+export const findPlayerByUsername = async (db: Db, username: string): Promise<SandboxPlayer | null> =>
+  storableText(username) ? db.sandboxPlayer.findUnique({ where: { username } }) : null;
 
 /** The player, if it is one of the account's (`playerId` must be a uuid). */
 export const findPlayerOfAccount = (db: Db, accountId: string, playerId: string): Promise<SandboxPlayer | null> =>
   db.sandboxPlayer.findFirst({ where: { id: playerId, accountId } });
 
-/** The player with this username, if it belongs to the account with this e-mail. */
-export const findPlayerOfAccountEmail = (db: Db, email: string, username: string): Promise<SandboxPlayer | null> =>
-  db.sandboxPlayer.findFirst({ where: { username, account: { email } } });
+/** The player with this username, if it belongs to the account with this e-mail (none for text no row can hold). */
+export const findPlayerOfAccountEmail = async (
+  db: Db,
+  email: string,
+  username: string,
+): Promise<SandboxPlayer | null> =>
+  storableText(email) && storableText(username)
+    ? db.sandboxPlayer.findFirst({ where: { username, account: { email } } })
+    : null;
 
 /**
  * One page of the account's players, oldest first (by created_at, then id): the console's list, on

@@ -4,7 +4,7 @@
 import { appDirectory, tokenUsage } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
-import { type Closer, type Logger, listen, type NamedListener, withTracing } from '@devplat/http';
+import { type Closer, type Logger, listen, type NamedListener, routesOf, withTracing } from '@devplat/http';
 import { watchTokensFile } from '@devplat/keys';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
@@ -57,7 +57,7 @@ export async function openAdminListener({
   try {
     const server = await listen(withOperatorSlot(app.callback()), config.admin.host, config.admin.port);
     return {
-      listener: { name: 'admin', server },
+      listener: { name: 'admin', server, routes: routesOf(app) },
       closer: { name: 'operator tokens file', close: async () => tokens.close() },
       url: `${server.origin}${adminApiPath}`,
     };

@@ -1,6 +1,7 @@
 // What the admin API reads of a request besides its path: no query parameter but those an
 // operation names, and a JSON body of at most 16 KiB with only the members it names. Each refusal
 // says what was wrong; none echoes a value.
+import { storableText } from '@devplat/db';
 import { ProblemError, readBody } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
 
@@ -72,6 +73,7 @@ export async function readReason(ctx: Context): Promise<string | null> {
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(reason)) {
     throw new ProblemError('INVALID_REQUEST', 'reason may hold no control character but tabs and line breaks.');
   }
+  if (!storableText(reason)) throw new ProblemError('INVALID_REQUEST', 'reason may hold no lone surrogate.');
   return reason.trim() === '' ? null : reason.trim();
 }
 

@@ -1,5 +1,6 @@
 // The console's input rules, shared by the JSON API and the web forms. Each check answers why a
 // value is refused, in words a developer can act on (INVALID_INPUT).
+import { storableText } from '@devplat/db';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
 
 /** A refusal of the developer's input, with the reason. */
@@ -37,6 +38,7 @@ export function requiredText(value: unknown, field: string, max: number): string
   if (text === '') refuse(`${field} must not be empty.`);
   if (text.length > max) refuse(`${field} may be at most ${max} characters.`);
   if (controlCharacters.test(text)) refuse(`${field} must not contain control or formatting characters.`);
+  if (!storableText(text)) refuse(`${field} must not contain a lone surrogate.`);
   return text;
 }
 
