@@ -2,4 +2,4 @@
 // what may be read of them. Only store.ts touches the accounts table.
 export { type NewAccount, reactivateAccount, registerAccount, suspendAccount } from './operations.ts';
 export { type AccountSearch, searchAccounts } from './search.ts';
-export { emailsOfAccounts, findAccount, findAccountByEmail } from './store.ts';
+export { emailsOfAccounts, findAccount, findAccountByEmail, lockAccount } from './store.ts';

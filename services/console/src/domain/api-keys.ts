@@ -16,7 +16,7 @@ import {
   type CreatedApiKeyView,
 } from '@devplat/contract';
 import { type Account, isUuid, type Prisma, type PrismaClient } from '@devplat/db';
-import { findAccount } from '@devplat/domain/accounts';
+import { findAccount, lockAccount } from '@devplat/domain/accounts';
 import { type Actor, recordAudit } from '@devplat/domain/audit';
 import { keyHash, keyShape, matchKey, newKey } from '@devplat/keys';
 import { knownFields, refuse, requiredText } from './rules.ts';
@@ -88,11 +88,6 @@ function keyRequest(input: unknown): { name: string; scope: ApiKeyScope; days: n
     );
   }
   return { name, scope, days };
-}
-
-/** Locks the account's row for the rest of the transaction (as adding a client secret locks its app). */
-async function lockAccount(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
-  await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId}::uuid FOR UPDATE`;
 }
 
 const whenText = (at: Date) => at.toISOString();
