@@ -9,9 +9,10 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { failingClosed, failingClosedTransactions, postgresFailure } from './failures.ts';
+import { wrapAdapter } from './adapter-proxy.ts';
+import { failingClosedHooks, failingClosedTransactions, postgresFailure } from './failures.ts';
 import { PrismaClient } from './generated/client.ts';
-import { refusingUnstorable, unstorableArgument } from './guard.ts';
+import { refusingUnstorable, refusingUnstorableHooks, unstorableArgument } from './guard.ts';
 
 /** One SQL statement with positional parameters ($1, $2, ...), for the few hot paths. */
 export interface Query {
@@ -95,14 +96,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const prismaPool = new pg.Pool({ connectionString: options.databaseUrl, max, ...bounded(timeoutMs) });
     prismaPool.on('error', () => {}); // a dropped idle connection fails the next query, not the process
     const server = serverOf(options.databaseUrl);
-    const adapter = refusingUnstorable(
-      failingClosed(
-        // A dropped connection must fail the query it serves, not crash the process.
-        traced.prismaAdapter(
-          new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
-          server,
-        ),
+    // Each statement checked before it goes, each failure mapped on its way back: one wrapper.
+    const adapter = wrapAdapter(
+      // A dropped connection must fail the query it serves, not crash the process.
+      traced.prismaAdapter(
+        new PrismaPg(prismaPool, { onPoolError: () => {}, onConnectionError: () => {}, disposeExternalPool: true }),
+        server,
       ),
+      { ...refusingUnstorableHooks, ...failingClosedHooks },
     );
     // A transaction waits at most the bound for its connection; it is several statements, each
     // bounded, so the whole may take twice that before Prisma ends it.

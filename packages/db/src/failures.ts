@@ -3,8 +3,9 @@
 // direct statements alike. A constraint violation or any other answer about the statement itself
 // passes through unchanged, so Prisma still reports it as P2002 and the like.
 import { DependencyUnavailableError } from '@devplat/errors';
-import { isDriverAdapterError, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { isDriverAdapterError } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
+import type { AdapterHooks } from './adapter-proxy.ts';
 import { Prisma, type PrismaClient } from './generated/client.ts';
 
 // Prisma's driver-adapter error kinds that say the database, not the statement, failed.
@@ -63,33 +64,8 @@ function transactionFailure(error: unknown): unknown {
 }
 
 /**
- * A driver adapter factory whose connections and transactions throw postgresFailure(error). Prisma
- * passes errors of its own type through to the caller untouched (verified with Prisma 7).
+ * The adapter hooks (adapter-proxy.ts) by which a driver adapter's connections and transactions
+ * throw postgresFailure(error). Prisma passes errors of its own type through to the caller
+ * untouched (verified with Prisma 7).
  */
-export function failingClosed(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
-  return guarded(factory);
-}
-
-const isQueryable = (value: unknown): value is object =>
-  typeof value === 'object' && value !== null && typeof (value as { queryRaw?: unknown }).queryRaw === 'function';
-
-// Every method of the factory, its adapters and their transactions; adapters and transactions a
-// method resolves to are guarded in turn.
-function guarded<T extends object>(target: T): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const result = value.apply(object, args);
-        if (!(result instanceof Promise)) return result;
-        return result.then(
-          (resolved) => (isQueryable(resolved) ? guarded(resolved) : resolved),
-          (error) => {
-            throw postgresFailure(error);
-          },
-        );
-      };
-    },
-  });
-}
+export const failingClosedHooks: AdapterHooks = { failure: postgresFailure };

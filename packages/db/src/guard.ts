@@ -3,6 +3,7 @@
 // PostgreSQL's 22021 or 22008 reaching them as a 500. The doors refuse such values first, each as
 // its contract says (an unknown client, a bad filter); this catches what one of them missed.
 import type { ArgType, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
+import { type AdapterHooks, wrapAdapter } from './adapter-proxy.ts';
 import { type ParameterType, unstorableParameter } from './storable.ts';
 
 const parameterTypes: Partial<Record<ArgType['scalarType'], ParameterType>> = {
@@ -22,34 +23,20 @@ export function unstorableArgument(values: readonly unknown[], types: readonly (
   return null;
 }
 
-const statements = new Set(['queryRaw', 'executeRaw']);
+/** The statement's refusal, when one of its parameters cannot be stored. */
+export function unstorableStatement({ args: values, argTypes }: SqlQuery) {
+  return unstorableArgument(
+    values,
+    argTypes?.map((type) => parameterTypes[type.scalarType]),
+  );
+}
 
-const isQueryable = (value: unknown): value is object =>
-  typeof value === 'object' && value !== null && typeof (value as { queryRaw?: unknown }).queryRaw === 'function';
+/** The hooks of refusingUnstorable, for a wrapper that does more (connect.ts). */
+export const refusingUnstorableHooks: AdapterHooks = { refuse: unstorableStatement };
 
 /** The adapter factory, its adapters and their transactions, each statement checked before it goes. */
 export function refusingUnstorable(
   factory: SqlMigrationAwareDriverAdapterFactory,
 ): SqlMigrationAwareDriverAdapterFactory {
-  return checked(factory);
-}
-
-function checked<T extends object>(target: T): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (statements.has(property as string)) {
-          const { args: values, argTypes } = args[0] as SqlQuery;
-          const types = argTypes?.map((type) => parameterTypes[type.scalarType]);
-          const refused = unstorableArgument(values, types);
-          if (refused) return Promise.reject(refused);
-        }
-        const result = value.apply(object, args);
-        if (!(result instanceof Promise)) return result;
-        return result.then((resolved) => (isQueryable(resolved) ? checked(resolved) : resolved));
-      };
-    },
-  });
+  return wrapAdapter(factory, refusingUnstorableHooks);
 }
