@@ -116,6 +116,10 @@ for (const pass of passes.filter(({ patterns }) => patterns.length)) {
   process.stdout.write(`\n▶ ${pass.door}: tests on ${stores}, ${through} (DEVPLAT_TEST_DOOR=${pass.door})\n`);
   const result = runTestFiles(pass.patterns, { env: { ...env, DEVPLAT_TEST_DOOR: pass.door } });
   for (const line of fileLines(result)) process.stdout.write(`${line}\n`);
+  if (result.slowest.length) {
+    const slowest = result.slowest.map(({ file, ms }) => `${Math.round(ms / 1000)}s ${relative(root, file)}`);
+    process.stdout.write(`slowest files: ${slowest.join(', ')}\n`);
+  }
   // Under CI a skip nobody expected is a failure: a missing tool must not turn a test off unseen.
   const unexpected = inCi ? unexpectedSkips(result.skipped, expectedSkips, pass.door) : [];
   for (const skip of result.skipped) {

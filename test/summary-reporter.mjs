@@ -5,7 +5,8 @@
 // as passed when its process exited 0, counting only the tests it had reported. A file the linger
 // guard ended after its last test got to its end, and is listed in `lingered`. A skipped test or
 // todo, and a skipped suite (whose tests are never reported), is one entry of `skipped`, with its
-// reason: test/run.mjs holds them to the list of expected skips.
+// reason: test/run.mjs holds them to the list of expected skips. `slowest` names the files whose
+// top-level tests took longest (their durations summed), so a slow suite says where its time goes.
 import { resolve } from 'node:path';
 import { lingerMarker } from './runner/linger-guard.mjs';
 
@@ -15,7 +16,7 @@ export default async function* summary(source) {
   const skipped = [];
   const files = new Map();
   const fileOf = (path) => {
-    if (!files.has(path)) files.set(path, { reported: 0, finished: false, lingered: false, ownResult: null });
+    if (!files.has(path)) files.set(path, { reported: 0, finished: false, lingered: false, ownResult: null, ms: 0 });
     return files.get(path);
   };
   for await (const { type, data } of source) {
@@ -24,6 +25,8 @@ export default async function* summary(source) {
       fileOf(resolve(data.file)).lingered = true;
     }
     if (type !== 'test:pass' && type !== 'test:fail') continue;
+    const ownTest = data.file && data.nesting === 0 && resolve(data.name) === data.file;
+    if (data.file && data.nesting === 0 && !ownTest) fileOf(data.file).ms += data.details?.duration_ms ?? 0;
     const skip = data.skip ?? data.todo;
     if (type === 'test:pass' && skip !== undefined && skip !== false) {
       skipped.push({ file: data.file ?? null, name: data.name, reason: typeof skip === 'string' ? skip : '' });
@@ -33,7 +36,7 @@ export default async function* summary(source) {
     if (data.details?.type === 'suite') continue;
     // The file's own test, named by its path: the runner reports it only when the file's process
     // failed, or reported no test of its own.
-    if (data.file && data.nesting === 0 && resolve(data.name) === data.file) {
+    if (ownTest) {
       fileOf(data.file).ownResult = type;
       continue;
     }
@@ -50,5 +53,9 @@ export default async function* summary(source) {
     if (!complete) unfinished.push({ file, reported });
     if (ended) lingered.push(file);
   }
-  yield JSON.stringify({ passed, failed, skipped, unfinished, lingered });
+  const slowest = [...files]
+    .map(([file, { ms }]) => ({ file, ms }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 10);
+  yield JSON.stringify({ passed, failed, skipped, unfinished, lingered, slowest });
 }

@@ -81,6 +81,8 @@ export interface FilesRun {
   unfinished: { file: string; reported: number }[];
   /** Files the linger guard ended after their last test: something they started was left open. */
   lingered: string[];
+  /** The files whose top-level tests took longest, slowest first (at most ten). */
+  slowest: { file: string; ms: number }[];
   durationMs: number;
   /** The spec reporter's output and the runner's stderr when `output: 'capture'`, else ''. */
   output: string;
@@ -133,7 +135,16 @@ export function runTestFiles(
     const failed = summary.failed || (run.status === 0 ? 0 : 1);
     return { ...summary, failed, durationMs, output: captured };
   } catch {
-    return { passed: 0, failed: 1, skipped: [], unfinished: [], lingered: [], durationMs, output: captured }; // died before reporting
+    return {
+      passed: 0,
+      failed: 1,
+      skipped: [],
+      unfinished: [],
+      lingered: [],
+      slowest: [],
+      durationMs,
+      output: captured,
+    }; // died before reporting
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
