@@ -8,6 +8,7 @@ import { generateSigningKey } from '@devplat/config';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from '@devplat/test/database';
 import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
+import { untilApisHold } from '@devplat/test/key-rotation';
 import { moved, scrape } from '@devplat/test/metrics';
 import { createPlayer } from '@devplat/test/players';
 import { freePort, repoRoot } from '@devplat/test/process';
@@ -383,8 +384,7 @@ describe('replicas share their secrets', { skip }, () => {
     };
     await everyTokenWorks('before the rotation');
     await restartAll(keys(oldKey, newKey)); // 1. publish the new key; the old one still signs
-    // 2. wait until every api replica may fetch the key set again (its cooldown after a fetch)
-    await new Promise((resolve) => setTimeout(resolve, 31_000));
+    await untilApisHold(newKey, [deployment.base], kept.at(-1) as string); // 2. the api holds the new key
     await restartAll(keys(newKey, oldKey)); // 3. sign with the new key
     assert.equal(decodeProtectedHeader(kept.at(-1) as string).kid, newKey.kid, 'the new key signs');
     // 4. retire the old key once every token it signed has expired (300 s): the walk drops those tokens instead of waiting
