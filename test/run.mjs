@@ -14,6 +14,7 @@
 // packages' own tests (infra/toolchain/run.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expectedSkips } from './expected-skips.ts';
 import {
@@ -59,7 +60,16 @@ const passes = files.length
       ];
 
 const bin = (name) => join(root, 'node_modules/.bin', name);
-const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+const env = {
+  ...process.env,
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+  // Node's compile cache for every process of the run (test files, the services and commands they
+  // start): the TypeScript each one strips and compiles is kept on disk, keyed by its content, and
+  // a process that loads the same file again starts in about half the time. Nothing changes but
+  // the start-up (NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
+};
 
 const checks = [
   ['biome (lint and format)', bin('biome'), ['check', '.']],
