@@ -120,6 +120,10 @@ const stores =
 const inCi = process.env.CI === 'true';
 const skipLine = (skip) =>
   `${skip.file ? relative(root, skip.file) : '(no file)'} › ${skip.name}${skip.reason ? ` (${skip.reason})` : ''}`;
+const duration = (ms) => {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+};
 const results = [];
 for (const pass of passes.filter(({ patterns }) => patterns.length)) {
   const through = pass.door === 'gateway' ? 'through the nginx gateway' : 'at the listeners';
@@ -127,7 +131,7 @@ for (const pass of passes.filter(({ patterns }) => patterns.length)) {
   const result = runTestFiles(pass.patterns, { env: { ...env, DEVPLAT_TEST_DOOR: pass.door } });
   for (const line of fileLines(result)) process.stdout.write(`${line}\n`);
   if (result.slowest.length) {
-    const slowest = result.slowest.map(({ file, ms }) => `${Math.round(ms / 1000)}s ${relative(root, file)}`);
+    const slowest = result.slowest.map(({ file, ms }) => `${duration(ms)} ${relative(root, file)}`);
     process.stdout.write(`slowest files: ${slowest.join(', ')}\n`);
   }
   // Under CI a skip nobody expected is a failure: a missing tool must not turn a test off unseen.
@@ -139,10 +143,6 @@ for (const pass of passes.filter(({ patterns }) => patterns.length)) {
   results.push({ ...pass, ...result, failed: result.failed + unexpected.length });
 }
 
-const duration = (ms) => {
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-};
 const passed = results.reduce((sum, result) => sum + result.passed, 0);
 const failed = results.reduce((sum, result) => sum + result.failed, failedChecks);
 const skipped = results.reduce((sum, result) => sum + result.skipped.length, 0);

@@ -7,7 +7,7 @@ import { call } from './http.ts';
 import { eventually } from './webhook-receiver.ts';
 
 /** A token the platform issued, signed with `key` instead: an api accepts it once it holds that key. */
-export async function signedWith(token: string, key: SigningKey): Promise<string> {
+async function signedWith(token: string, key: SigningKey): Promise<string> {
   return new SignJWT(decodeJwt(token))
     .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid: key.kid })
     .sign(await importJWK({ ...key, alg: 'EdDSA' }));

@@ -17,25 +17,22 @@ const isQueryable = (value: unknown): value is object =>
   typeof value === 'object' && value !== null && typeof (value as { queryRaw?: unknown }).queryRaw === 'function';
 
 export function wrapAdapter<T extends object>(target: T, hooks: AdapterHooks): T {
+  const { refuse, failure } = hooks;
+  const rethrow = failure
+    ? (error: unknown) => {
+        throw failure(error);
+      }
+    : undefined;
   return new Proxy(target, {
     get(object, property) {
       const value = Reflect.get(object, property, object);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (hooks.refuse && statements.has(property as string)) {
-          const refused = hooks.refuse(args[0] as SqlQuery);
-          if (refused) return Promise.reject(refused);
-        }
+        const refused = refuse && statements.has(property as string) ? refuse(args[0] as SqlQuery) : null;
+        if (refused) return Promise.reject(refused);
         const result = value.apply(object, args);
         if (!(result instanceof Promise)) return result;
-        return result.then(
-          (resolved) => (isQueryable(resolved) ? wrapAdapter(resolved, hooks) : resolved),
-          hooks.failure
-            ? (error: unknown) => {
-                throw hooks.failure?.(error);
-              }
-            : undefined,
-        );
+        return result.then((resolved) => (isQueryable(resolved) ? wrapAdapter(resolved, hooks) : resolved), rethrow);
       };
     },
   });

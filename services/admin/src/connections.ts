@@ -58,6 +58,14 @@ export async function withDatabase<T>(config: StoreSettings, work: (prisma: Pris
   }
 }
 
+/** REDIS_URL's store, as the services open it, once it answers. */
+async function openRedis(config: StoreSettings, url: string): Promise<KeyValueStore> {
+  const { openRedisStore } = await import('@devplat/runtime');
+  const store = openRedisStore(config, url);
+  await store.ready();
+  return store;
+}
+
 /**
  * Runs work with the app directory on REDIS_URL's store, so the version bumps of a change reach
  * every process's cache (the token endpoint's). Without REDIS_URL no other process can be told:
@@ -71,11 +79,8 @@ export async function withDirectory<T>(
 ): Promise<T> {
   const { appDirectory } = await import('@devplat/apps');
   let store: KeyValueStore;
-  if (config.redisUrl) {
-    const { openRedisStore } = await import('@devplat/runtime');
-    store = openRedisStore(config, config.redisUrl);
-    await store.ready();
-  } else {
+  if (config.redisUrl) store = await openRedis(config, config.redisUrl);
+  else {
     io.note(
       'note: REDIS_URL is unset, so no process was told of the change: the resource API checks every call in ' +
         'PostgreSQL and sees it at once, but a token endpoint that cached the app sees it within 60 s.',
@@ -95,9 +100,8 @@ export async function withDirectory<T>(
  */
 export async function withUsage<T>(config: StoreSettings, work: (usage: TokenUsage | null) => Promise<T>): Promise<T> {
   if (!config.redisUrl) return work(null);
-  const [{ tokenUsage }, { openRedisStore }] = await Promise.all([import('@devplat/apps'), import('@devplat/runtime')]);
-  const store = openRedisStore(config, config.redisUrl);
-  await store.ready();
+  const { tokenUsage } = await import('@devplat/apps');
+  const store = await openRedis(config, config.redisUrl);
   try {
     return await work(tokenUsage(store));
   } finally {
