@@ -11,9 +11,10 @@ import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/co
 import { realPostgresUrl } from '@devplat/test/database';
 import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
 import { type Answer, call, jsonOf } from '@devplat/test/http';
-import { basicAuth } from '@devplat/test/oauth';
+import { basicAuth, tokenRequest } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
+import { issuedCode } from '@devplat/test/redis-topology-suite';
 
 const redisUrl = process.env.REDIS_URL?.trim() || null;
 /** DATABASE_TIMEOUT_MS and REDIS_TIMEOUT_MS of the platform under test. */
@@ -110,6 +111,20 @@ describe('PostgreSQL and Redis failing under every request path', {
     assert.equal(retried.status, 200, `the client's retry: ${retried.text}`);
     const me = await call(platform.base, '/me', { headers: { authorization: `Bearer ${family.accessToken}` } });
     assert.equal(me.status, 200, `the consent stands: ${me.text}`);
+  });
+
+  test('a code redemption answered 503 while PostgreSQL is away leaves the code redeemable, once', async () => {
+    const form = await issuedCode(platform.base, actors.app, actors.player);
+    await proxies.postgresql.refuse();
+    // The provider has checked the code and its verifier, and marked it for use, when the consent
+    // check (PostgreSQL) fails: the mark is not made.
+    assertUnavailable(await tokenRequest(platform.base, actors.app, form), 'redemption while PostgreSQL refuses');
+    await proxies.postgresql.restore();
+    const retried = await tokenRequest(platform.base, actors.app, form);
+    assert.equal(retried.status, 200, `the client's retry: ${retried.text}`);
+    const replay = await tokenRequest(platform.base, actors.app, form);
+    assert.equal(replay.status, 400, replay.text);
+    assert.equal(replay.json.error, 'invalid_grant');
   });
 
   test('every connection cut at once: no 500, and the next calls succeed on new connections', async () => {

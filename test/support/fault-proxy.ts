@@ -1,9 +1,11 @@
 // A TCP proxy in front of a real PostgreSQL or Redis that a test tells how to fail: refuse new
 // connections, stall (connections stay open, nothing is forwarded and what is sent meanwhile is lost,
-// as on a hung server or a dead network path), cut every open connection, and come back.
+// as on a hung server or a dead network path), hold (what clients send is kept and delivered late,
+// as to a server that was frozen and runs its queue once it thaws), go deaf (requests reach the
+// server, its answers are lost), cut every open connection, and come back.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
-export type FaultMode = 'forward' | 'refuse' | 'stall';
+export type FaultMode = 'forward' | 'refuse' | 'stall' | 'hold' | 'deaf';
 
 export interface FaultProxy {
   /** The proxy's own port: point DATABASE_URL or REDIS_URL at 127.0.0.1 and this port. */
@@ -14,6 +16,10 @@ export interface FaultProxy {
   refuse(): Promise<void>;
   /** Open and new connections stay up, but no byte passes either way; bytes sent meanwhile are lost. */
   stall(): Promise<void>;
+  /** What clients send is kept, not forwarded, until restore() delivers it; answers still flow. */
+  hold(): Promise<void>;
+  /** What clients send reaches the server; what it answers is dropped. */
+  deaf(): Promise<void>;
   /** Every open connection is reset; new ones are accepted as the mode says. */
   cut(): void;
   /** Forward again: open connections carry bytes again, new ones are accepted. */
@@ -31,10 +37,26 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
   const pairs = new Set<Pair>();
   let mode: FaultMode = 'forward';
 
-  const relay = (from: Socket, to: Socket) => {
-    from.on('data', (chunk) => {
-      if (mode === 'forward') to.write(chunk);
+  // Bytes clients sent while held, per connection, in order.
+  const held = new Map<Socket, Buffer[]>();
+  const toServer = (from: Socket, to: Socket) => {
+    from.on('data', (chunk: Buffer) => {
+      if (mode === 'hold') held.set(to, [...(held.get(to) ?? []), chunk]);
+      else if (mode === 'forward' || mode === 'deaf') to.write(chunk);
     });
+  };
+  const toClient = (from: Socket, to: Socket) => {
+    from.on('data', (chunk: Buffer) => {
+      if (mode === 'forward' || mode === 'hold') to.write(chunk);
+    });
+  };
+  const deliverHeld = () => {
+    for (const [upstream, chunks] of held) {
+      if (upstream.destroyed) continue;
+      for (const chunk of chunks) upstream.write(chunk);
+      if ([...pairs].every((pair) => pair.upstream !== upstream)) upstream.end();
+    }
+    held.clear();
   };
   const onConnection = (client: Socket) => {
     const upstream = connect(target.port, host);
@@ -46,11 +68,14 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
       socket.on('close', () => {
         pairs.delete(pair);
         client.destroy();
+        // A frozen server still has what the client sent before it went away, and runs it on thawing.
+        if (held.has(upstream) && !upstream.destroyed) return;
+        held.delete(upstream);
         upstream.destroy();
       });
     }
-    relay(client, upstream);
-    relay(upstream, client);
+    toServer(client, upstream);
+    toClient(upstream, client);
   };
 
   let server: Server = createServer(onConnection);
@@ -95,8 +120,13 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
     },
     refuse,
     stall: () => accept('stall'),
+    hold: () => accept('hold'),
+    deaf: () => accept('deaf'),
     cut,
-    restore: () => accept('forward'),
+    restore: async () => {
+      await accept('forward');
+      deliverHeld();
+    },
     close: refuse,
   };
 }

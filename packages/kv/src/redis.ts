@@ -1,6 +1,7 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { claimScript, singleUse, swapScript, undoClaimScript, undoSwapScript } from './single-use.ts';
 import type { KeyValueStore, StreamAppend, StreamRead } from './store.ts';
 import { type RedisTopology, singleRedis } from './topology.ts';
 
@@ -54,6 +55,11 @@ export function redisStore(
 ): KeyValueStore {
   const redis = connect(url, prefix, timeoutMs, topology);
   redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
+  // WAIT blocks its connection until the replicas answer: the writes that wait for them have a
+  // connection of their own, so every other command (sessions, throttles, client credentials)
+  // never queues behind a replica that is slow or gone.
+  const durableWrites = waitReplicas > 0 ? connect(url, prefix, timeoutMs, topology) : redis;
+  if (durableWrites !== redis) durableWrites.on('error', () => {});
   const cluster = redis instanceof Cluster;
   const sent = cluster ? (key: string) => key : (key: string) => key.replace(/[{}]/g, '');
   // Off Cluster every key shares the one server: one group, one command.
@@ -70,20 +76,31 @@ export function redisStore(
   const store: KeyValueStore = {
     put: (key, value, ttl) =>
       guard(async () => void (ttl ? await redis.set(sent(key), value, 'EX', ttl) : await redis.set(sent(key), value))),
-    putIfAbsent: (key, value, ttl, { durable = false } = {}) =>
+    putIfAbsent: (key, value, ttl, { durable: singleUseClaim = false } = {}) =>
       guard(async () => {
-        if (!durable || waitReplicas === 0) {
+        if (!singleUseClaim) {
           const set = ttl
             ? await redis.set(sent(key), value, 'EX', ttl, 'NX')
             : await redis.set(sent(key), value, 'NX');
           return set === 'OK';
         }
-        return claimOnReplicas(redis, sent(key), value, ttl, waitReplicas, waitMs);
+        const args = ttl ? [value, ttl] : [value];
+        const reply = await singleUse(
+          durableWrites,
+          redis,
+          { timeoutMs, replicas: waitReplicas },
+          {
+            add: (pipeline, deadline) => pipeline.eval(claimScript, 1, sent(key), deadline, ...args),
+            applied: (set) => set === 'OK',
+          },
+          (client) => client.eval(undoClaimScript, 1, sent(key), value),
+        );
+        return reply === 'OK';
       }),
     increment: (key, { durable = false } = {}) =>
       guard(async () => {
         if (!durable || waitReplicas === 0) return redis.incr(sent(key));
-        const [count] = await onReplicas(redis.pipeline().incr(sent(key)), waitReplicas, waitMs);
+        const [count] = await onReplicas(durableWrites.pipeline().incr(sent(key)), waitReplicas, waitMs);
         return Number(count);
       }),
     addToCounters: (counts, ttl) =>
@@ -111,21 +128,21 @@ export function redisStore(
         await execOrThrow(filed);
         await execOrThrow(put(redis.multi()));
       }),
-    swap: (key, { from, to, ttlSeconds }, claim, { durable = false } = {}) =>
+    swap: (key, { from, to, ttlSeconds }, claim, { durable: acknowledged = false } = {}) =>
       guard(async () => {
-        const keys = [sent(key), sent(claim.key)];
-        const args = [from, claim.value, claim.ttlSeconds, to, ttlSeconds];
-        if (!durable || waitReplicas === 0) return (await redis.eval(swapScript, 2, ...keys, ...args)) !== null;
-        try {
-          const swap = redis.pipeline().eval(swapScript, 2, ...keys, ...args);
-          const [previous] = await onReplicas(swap, waitReplicas, waitMs);
-          return previous !== null;
-        } catch (error) {
-          // Taken back only while the value is still the one this call wrote.
-          const previous = error instanceof NotReplicated ? error.replies[0] : null;
-          if (typeof previous === 'string') await redis.eval(undoSwapScript, 2, ...keys, to, previous).catch(() => {});
-          throw error;
-        }
+        const keys = [sent(key), sent(claim.key), sent(`${key}:undo`)];
+        const reply = await singleUse(
+          durableWrites,
+          redis,
+          { timeoutMs, replicas: acknowledged ? waitReplicas : 0 },
+          {
+            add: (pipeline, deadline) =>
+              pipeline.eval(swapScript, 3, ...keys, deadline, from, claim.value, claim.ttlSeconds, to, ttlSeconds),
+            applied: (swapped) => swapped === 1,
+          },
+          (client) => client.eval(undoSwapScript, 3, ...keys, to),
+        );
+        return reply === 1;
       }),
     getMany: (keys) =>
       guard(async () => {
@@ -179,40 +196,16 @@ export function redisStore(
     members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {
-      if (redis.status === 'ready') return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          redis.off('ready', done);
-          resolve();
-        };
-        const timer = setTimeout(done, waitMs);
-        redis.once('ready', done);
-      });
+      await Promise.all([...new Set([redis, durableWrites])].map((client) => connected(client, waitMs)));
     },
     close: async () => {
       redis.disconnect();
+      durableWrites.disconnect();
     },
   };
   clients.set(store, redis);
   return store;
 }
-
-// KEYS[1] the value compared and replaced, KEYS[2] the claim. Answers the value replaced, or nil.
-const swapScript = `
-local current = redis.call('GET', KEYS[1])
-if not current or string.sub(current, 1, string.len(ARGV[1])) ~= ARGV[1] then return nil end
-if not redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3], 'NX') then return nil end
-redis.call('SET', KEYS[1], ARGV[4], 'EX', ARGV[5])
-return current`;
-
-// Puts back the value a swap replaced (ARGV[2]) while its replacement (ARGV[1]) is still there.
-const undoSwapScript = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-  redis.call('DEL', KEYS[2])
-end
-return 1`;
 
 // KEYS[1] a stream, KEYS[2] onwards the streams it follows; ARGV[1] the most entries it keeps,
 // ARGV[2] the oldest id it keeps, ARGV[3] its time to live in seconds, ARGV[4] onwards the values,
@@ -273,53 +266,32 @@ export class CountersNotAdded extends Error {
 }
 
 /**
- * SET NX, acknowledged by the replicas. A claim fewer replicas acknowledged could be lost by a
- * failover, so it is taken back (best effort) and the call fails: the caller answers 503 and the
- * client's retry may claim again.
- */
-async function claimOnReplicas(
-  redis: RedisClient,
-  key: string,
-  value: string,
-  ttl: number | undefined,
-  replicas: number,
-  waitMs: number,
-): Promise<boolean> {
-  const pipeline = redis.pipeline();
-  if (ttl) pipeline.set(key, value, 'EX', ttl, 'NX');
-  else pipeline.set(key, value, 'NX');
-  try {
-    const [claimed] = await onReplicas(pipeline, replicas, waitMs);
-    return claimed === 'OK';
-  } catch (error) {
-    if (error instanceof NotReplicated && error.replies[0] === 'OK') await redis.del(key).catch(() => {});
-    throw error;
-  }
-}
-
-/** A write the replicas did not acknowledge in time (it reached the primary: its replies). */
-class NotReplicated extends Error {
-  readonly replies: unknown[];
-  constructor(replies: unknown[], acknowledged: number, replicas: number, waitMs: number) {
-    super(`the write reached ${acknowledged} of ${replicas} replica(s) in ${waitMs} ms`);
-    this.replies = replies;
-  }
-}
-
-/**
  * Runs the pipeline's writes, then WAIT on the same connection, in one round trip: WAIT answers
- * once the replicas have every write sent before it on this connection. The writes' replies, or
- * NotReplicated.
+ * once the replicas have every write sent before it on this connection. The writes' replies; an
+ * error when fewer replicas acknowledged them (the writes stay: only for writes that may repeat).
  */
 async function onReplicas(pipeline: ReturnType<RedisClient['pipeline']>, replicas: number, waitMs: number) {
   const results = (await pipeline.wait(replicas, waitMs).exec()) ?? [];
   const acknowledged = results.pop();
   const failed = results.find(([error]) => error);
   if (results.length === 0 || failed) throw failed?.[0] ?? new Error('pipeline discarded');
-  const replies = results.map(([, reply]) => reply);
   const count = acknowledged && !acknowledged[0] ? Number(acknowledged[1]) : 0;
-  if (count < replicas) throw new NotReplicated(replies, count, replicas, waitMs);
-  return replies;
+  if (count < replicas) throw new Error(`the write reached ${count} of ${replicas} replica(s) in ${waitMs} ms`);
+  return results.map(([, reply]) => reply);
+}
+
+/** Resolves once the client can take commands, or after waitMs. */
+async function connected(client: RedisClient, waitMs: number): Promise<void> {
+  if (client.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    client.once('ready', done);
+  });
 }
 
 /** SADD, keeping the set at least ttl seconds longer (GT extends a longer-lived one, NX a new one). */

@@ -44,8 +44,11 @@ export interface StreamRead {
 
 export interface WriteOptions {
   /**
-   * A write a failover must not lose (a code or refresh token used, an app's version bump): with
-   * REDIS_WAIT_REPLICAS set, it counts only once that many replicas have it; the call fails otherwise.
+   * A write that uses something up or that a failover must not lose (a code or refresh token used,
+   * an app's version bump): with REDIS_WAIT_REPLICAS set, it counts only once that many replicas
+   * have it; the call fails otherwise. A durable claim (putIfAbsent) that fails for any reason is
+   * never left in place: see swap. Its value must be unique to the call: an undo takes back only
+   * the value it wrote.
    */
   durable?: boolean;
 }
@@ -70,7 +73,10 @@ export interface KeyValueStore {
    * A compare-and-swap that also claims: when the value at key begins with `change.from` and
    * claim.key is absent, stores `change.to` at key and the claim in one atomic step and answers
    * true; otherwise writes nothing and answers false. The claim's key shares the key's hash tag.
-   * With `durable`, a swap the replicas did not acknowledge is undone (best effort) and fails.
+   * A swap that fails (rejects) leaves the value and the claim as they were, whatever the failure:
+   * one that arrives too late is refused by Redis, and one that ran is taken back (retried in the
+   * background while Redis cannot be reached). With `durable` it also fails when the replicas do
+   * not acknowledge it. The `to` value must be unique to the call.
    */
   swap(
     key: string,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { startFaultProxy } from '@devplat/test/fault-proxy';
+import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
+import { pollUntil } from '@devplat/test/redis-topologies';
 import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
@@ -240,6 +241,109 @@ describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis
     } finally {
       await store.close();
     }
+  });
+
+  describe('a single-use write that fails leaves nothing behind', () => {
+    const bound = 400;
+    const port = Number(new URL(redisUrl as string).port || 6379);
+    const record = '{"id":"t0","payload":{}}';
+    const swapped = '{"id":"t1","payload":{}}';
+    // One store through a proxy that fails as told, one straight to Redis that sees what is there.
+    type Faulty = { proxy: FaultProxy; store: KeyValueStore; direct: KeyValueStore };
+    const withFaults = async (scenario: (faulty: Faulty) => Promise<void>) => {
+      const proxy = await startFaultProxy({ port });
+      const prefix = `test:${randomUUID()}:`;
+      const store = redisStore(proxy.proxied(redisUrl as string), { prefix, timeoutMs: bound });
+      const direct = redisStore(redisUrl as string, { prefix, timeoutMs: 2_000 });
+      try {
+        await Promise.all([store.ready(), direct.ready()]);
+        await direct.put('family:{f}', record, 60);
+        await scenario({ proxy, store, direct });
+      } finally {
+        await Promise.all([store.close(), direct.close()]);
+        await proxy.close();
+      }
+    };
+    const swap = (store: KeyValueStore, to = swapped) =>
+      store.swap(
+        'family:{f}',
+        { from: '{"id":"t0"', to, ttlSeconds: 60 },
+        { key: 'family:{f}:t0:used', value: '1', ttlSeconds: 60 },
+        { durable: true },
+      );
+    const state = (direct: KeyValueStore) => direct.getMany(['family:{f}', 'family:{f}:t0:used']);
+    const healed = (store: KeyValueStore) =>
+      pollUntil('the store answering again', async () => (await store.ping(), true), 5_000);
+    /** Nothing of the failed swap is left, and the client's retry swaps. */
+    const retrySwaps = async ({ store, direct }: Faulty) => {
+      assert.deepEqual(await state(direct), [record, null]);
+      await healed(store);
+      assert.equal(await swap(store), true, "the client's retry swaps");
+    };
+    // How many writes Redis has refused as late (INFO errorstats counts error replies by their first word).
+    const lateWrites = async (direct: KeyValueStore) => {
+      const info = (await redisClientOf(direct)?.info('errorstats')) ?? '';
+      return Number(/^errorstat_LATE:count=(\d+)/m.exec(info)?.[1] ?? 0);
+    };
+    /** Holds what the store sends while `write` fails, then lets it reach Redis, which must refuse it. */
+    const heldTooLong = async ({ proxy, direct }: Faulty, write: () => Promise<unknown>) => {
+      const refused = await lateWrites(direct);
+      await proxy.hold();
+      await failsInTime(write());
+      await proxy.restore(); // the held write now reaches Redis, past its deadline
+      await pollUntil('Redis refused the late write', async () => (await lateWrites(direct)) > refused, 5_000);
+    };
+    const failsInTime = async (write: Promise<unknown>) => {
+      const started = Date.now();
+      await assert.rejects(write, DependencyUnavailableError);
+      const took = Date.now() - started;
+      assert.ok(took < 1.5 * bound, `answered in ${took} ms, bound ${bound} ms`);
+    };
+    const takenBack = (direct: KeyValueStore) =>
+      pollUntil('the swap taken back', async () => (await state(direct))[0] === record, 5_000);
+
+    test('a swap that reaches Redis after its caller gave up is refused there', () =>
+      withFaults(async (faulty) => {
+        await heldTooLong(faulty, () => swap(faulty.store));
+        await retrySwaps(faulty);
+      }));
+
+    test('a swap that ran but whose answer was lost is taken back', () =>
+      withFaults(async (faulty) => {
+        await faulty.proxy.deaf();
+        await failsInTime(swap(faulty.store));
+        await faulty.proxy.restore();
+        await takenBack(faulty.direct);
+        await retrySwaps(faulty);
+      }));
+
+    test('a swap that ran before Redis went away is taken back once Redis is back', () =>
+      withFaults(async (faulty) => {
+        const { proxy, store, direct } = faulty;
+        await proxy.deaf();
+        const write = swap(store);
+        await pollUntil('the swap ran in Redis', async () => (await state(direct))[0] === swapped);
+        await proxy.refuse();
+        await failsInTime(write);
+        assert.equal((await state(direct))[0], swapped, 'not taken back while Redis cannot be reached');
+        await proxy.restore();
+        await takenBack(direct);
+        await retrySwaps(faulty);
+      }));
+
+    test('a claim that ran but whose answer was lost is taken back; a later claim is kept', () =>
+      withFaults(async (faulty) => {
+        const { proxy, store, direct } = faulty;
+        const claim = (value: string) => store.putIfAbsent('used:{c}', value, 60, { durable: true });
+        await proxy.deaf();
+        await failsInTime(claim('mine'));
+        await proxy.restore();
+        await pollUntil('the claim taken back', async () => (await direct.getMany(['used:{c}']))[0] === null, 5_000);
+        await healed(store);
+        assert.equal(await claim('retry'), true);
+        await heldTooLong(faulty, () => claim('late'));
+        assert.deepEqual(await direct.getMany(['used:{c}']), ['retry'], 'the undo takes back only its own claim');
+      }));
   });
 
   test('without REDIS_WAIT_REPLICAS a durable claim is an ordinary one', async () => {

@@ -7,10 +7,12 @@
 // which commits the receipt and its consent.revoked event). A failure between the two leaves the
 // grant in place, so the client's retry finds its token again and finishes the job; the other order
 // would leave an active consent whose tokens the retry can no longer find.
+import { randomInt } from 'node:crypto';
 import { limits } from '@devplat/contract';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
+import { currentFacts } from './token-request.ts';
 
 export type Payload = Record<string, unknown> & {
   grantId?: string;
@@ -37,6 +39,12 @@ const issuable = (id: string) => !/[{}]/.test(id);
 // guards and a replay is recognised for as long as there is a grant left to revoke.
 const codeMemorySeconds = limits.refreshTokenSeconds + 24 * 60 * 60;
 const consumedKey = (key: string) => `${key}:consumed`;
+
+/**
+ * A consumed marker's value: when it was used (seconds, as the provider reads it) and a random part
+ * that makes the mark this call's own, so that taking back a failed claim never takes another's.
+ */
+export const usedMark = () => `${Math.floor(Date.now() / 1000)}.${randomInt(1e9)}`;
 const grantKey = (grantId: string) => `oidc:grant:${hashTag(grantId)}`;
 
 /** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
@@ -187,15 +195,22 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writ
       // clear name, as that release's processes claim it during a rolling release: of the two,
       // exactly one wins.
       const key = await this.#guardingKey(id);
-      const now = Math.floor(Date.now() / 1000);
-      // Durable: a failover must not lose the mark and let the code be redeemed again.
-      if (await store.putIfAbsent(consumedKey(key), String(now), codeMemorySeconds, { durable: true })) return;
-      // Another request consumed it between the provider's check and now: treat as a replay.
-      const payload = await this.find(id);
-      if (payload?.grantId) await families.revoke(payload.grantId);
-      throw new errors.InvalidGrant(
-        `${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already consumed`,
-      );
+      const claim = async () => {
+        // Durable: a failover must not lose the mark and let the code be redeemed again. A claim
+        // that fails is taken back by the store, so the client's retry may redeem the code.
+        if (await store.putIfAbsent(consumedKey(key), usedMark(), codeMemorySeconds, { durable: true })) return;
+        // Another request consumed it between the provider's check and now: treat as a replay.
+        const payload = await this.find(id);
+        if (payload?.grantId) await families.revoke(payload.grantId);
+        throw new errors.InvalidGrant(
+          `${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already consumed`,
+        );
+      };
+      // In a token request the claim waits for the provider's answer (token-request.ts): a step
+      // that fails after this one (the consent check, the refresh token's save) has used nothing.
+      const facts = currentFacts();
+      if (facts) facts.commit = claim;
+      else await claim();
     }
 
     async destroy(id: string): Promise<void> {

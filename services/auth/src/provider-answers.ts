@@ -8,8 +8,8 @@ import { DependencyUnavailableError, UnstorableValueError } from '@devplat/error
 import { type Logger, ProblemError, unstorableValueProblem } from '@devplat/http';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
-import { tokenRequestFacts } from './token-request.ts';
+import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import { tokenRequestFacts, withinRequest } from './token-request.ts';
 
 /** A refusal as the provider wrote it (its errOut of the error it caught). */
 interface ProviderRefusal {
@@ -68,9 +68,7 @@ function refusalRewrites(provider: Provider, logger: Logger): Rewrite[] {
       rewrite: (ctx) => {
         const cause = tokenRequestFacts(ctx).failure;
         if (cause instanceof UnstorableValueError) return unstorableValue(ctx, cause, logger);
-        if (cause instanceof DependencyUnavailableError) {
-          throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
-        }
+        if (cause instanceof DependencyUnavailableError) throw unavailable();
         throw cause instanceof Error ? cause : new Error('provider server_error');
       },
     },
@@ -170,6 +168,26 @@ function emptyRevocationAnswer(ctx: KoaContextWithOIDC): void {
   ctx.status = 200;
 }
 
+const unavailable = () =>
+  new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
+
+/**
+ * The request's single-use write (a code's use, a refresh token's rotation), made once the provider
+ * has answered 200 and before the answer leaves: lost to a concurrent use, the answer is the
+ * contract's invalid_grant (the grant was revoked as a replay); failed, a 503 that used nothing up.
+ */
+async function committed(ctx: KoaContextWithOIDC): Promise<void> {
+  const { commit } = tokenRequestFacts(ctx);
+  if (!commit || ctx.status !== 200) return;
+  try {
+    await withinRequest(ctx, commit);
+  } catch (error) {
+    if (error instanceof errors.InvalidGrant) return refuse(ctx, error.error, error.error_description ?? '');
+    if (error instanceof DependencyUnavailableError) throw unavailable();
+    throw error;
+  }
+}
+
 function answering(rewrites: Rewrite[]) {
   return async (ctx: KoaContextWithOIDC): Promise<void> => {
     const refusal = ctx.body as ProviderRefusal | undefined;
@@ -204,6 +222,7 @@ export function providerAnswers(
   return {
     token: async (ctx, next) => {
       await served(ctx as unknown as KoaContextWithOIDC, next);
+      await committed(ctx as unknown as KoaContextWithOIDC);
       await tokenAnswer(ctx as unknown as KoaContextWithOIDC);
     },
     revocation: async (ctx, next) => {

@@ -12,9 +12,11 @@
 // and the marker name the token itself, and the payload keeps its jti. Both are read either way.
 //
 // A rotation is one atomic write: the provider consumes the presented token, then saves the next;
-// the consume only notes the presented token (for this request), and the save swaps the family's
-// record from the presented token to the next only if the record still names the presented one,
-// claiming its consumed marker in the same step. Of concurrent rotations of one token exactly one
+// the consume only notes the presented token (for this request), and the save notes the swap of the
+// family's record from the presented token to the next, made once the provider has answered 200 and
+// only if the record still names the presented one, claiming its consumed marker in the same step.
+// A swap that fails is never left applied (the store takes it back), so a 503 leaves the presented
+// token usable for the client's retry. Of concurrent rotations of one token exactly one
 // swaps; the others find the record moved on and are answered as a replay, as a lost claim was.
 // A record of the previous release names its token in the clear; it is swapped from that name, so
 // that release's processes, which swap from it too, and this one exclude each other during a
@@ -22,7 +24,7 @@
 import { randomBytes } from 'node:crypto';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
-import type { Payload, StoreFamilies } from './adapter.ts';
+import { type Payload, type StoreFamilies, usedMark } from './adapter.ts';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
 import { currentFacts } from './token-request.ts';
 
@@ -121,8 +123,10 @@ export function refreshTokenAdapter(
       if (facts && presented?.grantId === token.grantId && expiresIn) {
         delete facts.presentedRefreshToken;
         // The index already holds the family's key, kept as long by the grant's save in this
-        // rotation (rotateFamily, grants/refresh-token.ts).
-        return rotate(presented, token, payload, expiresIn);
+        // rotation (rotateFamily, grants/refresh-token.ts). The swap waits for the provider's
+        // answer: a step of the request that fails after this save has then rotated nothing.
+        facts.commit = () => rotate(presented, token, payload, expiresIn);
+        return;
       }
       await families.save(token.grantId, familyKey(token.grantId), recordOf(token, payload), expiresIn);
     },
@@ -161,9 +165,10 @@ export function refreshTokenAdapter(
         facts.presentedRefreshToken = id;
         return;
       }
-      const now = String(Math.floor(Date.now() / 1000));
       // Durable: a failover must not lose the mark and let the token be used again.
-      const claimed = await store.putIfAbsent(consumedKey(token, writes), now, consumedSeconds, { durable: true });
+      const claimed = await store.putIfAbsent(consumedKey(token, writes), usedMark(), consumedSeconds, {
+        durable: true,
+      });
       if (claimed) return;
       // Another request consumed it between the provider's check and now: treat as a replay.
       await families.revoke(token.grantId);

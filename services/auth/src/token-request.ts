@@ -4,6 +4,8 @@
 // its events) inside the request but not always with it: Provider.ctx is that request's context
 // (AsyncLocalStorage), the same Koa context the routes see, and the record lives on its ctx.state
 // under one key.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UsableApp } from '@devplat/apps';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 
@@ -16,6 +18,12 @@ export interface TokenRequestFacts {
   consent?: { grantId: string; consentId: string };
   /** The refresh token the provider consumed, until the save of the next one swaps it (refresh-token-adapter.ts). */
   presentedRefreshToken?: string;
+  /**
+   * The request's single-use write (a code's use, a refresh token's rotation), noted by the store
+   * adapters and made only once the provider has built its 200 answer (provider-answers.ts): a
+   * request that fails at any earlier step has used nothing up.
+   */
+  commit?: () => Promise<void>;
   /** The grant answered ahead of the provider (grants/app-tokens.ts), which then has no params. */
   grantType?: 'client_credentials';
   /** What was thrown inside the provider when it answered server_error (its server_error event). */
@@ -37,8 +45,15 @@ export function tokenRequestFacts(ctx: { state: object }): TokenRequestFacts {
   return record;
 }
 
-/** The request being served, when a provider hook runs inside one. */
-export const currentRequest = (): KoaContextWithOIDC | undefined => Provider.ctx;
+// The request whose commit runs after the provider has answered, outside its own request scope.
+const committing = new AsyncLocalStorage<KoaContextWithOIDC>();
+
+/** Runs the request's commit as part of the request: what it calls sees the request as current. */
+export const withinRequest = <T>(ctx: KoaContextWithOIDC, work: () => Promise<T>): Promise<T> =>
+  committing.run(ctx, work);
+
+/** The request being served, when a provider hook (or the request's commit) runs inside one. */
+export const currentRequest = (): KoaContextWithOIDC | undefined => Provider.ctx ?? committing.getStore();
 
 /** The record of the request a provider hook runs inside; none outside a request. */
 export function currentFacts(): TokenRequestFacts | undefined {
