@@ -11,12 +11,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp } from '@devplat/test/apps';
-import { formField, PlayerAgent } from '@devplat/test/connected-apps';
+import { allowOverHttp, createNamedApp, formField, PlayerAgent, refresh } from '@devplat/test/connected-apps';
 import { consoleCall, registerDeveloper } from '@devplat/test/console-api';
 import { realPostgresUrl } from '@devplat/test/database';
 import { scrape } from '@devplat/test/metrics';
 import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
+import { createPlayer } from '@devplat/test/players';
 import { repoRoot } from '@devplat/test/process';
 import { eventually, startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { parse } from 'yaml';
@@ -152,7 +153,7 @@ describe('the metrics the alerts and the dashboard read, on a running platform',
     assert.deepEqual(missing(dashboardQueries()), []);
   });
 
-  test('the new signals carry what was done: the lock, the invalid_client, the FEATURE_DISABLED, the key', async () => {
+  test('the new signals carry what was done: the lock, the invalid_client, the replay, the FEATURE_DISABLED, the key', async () => {
     const samples = await scrape(managementOf(platform));
     assert.equal(samples.get('devplat_ready'), 1);
     assert.equal(samples.get('devplat_dependency_up{dependency="postgresql"}'), 1);
@@ -161,6 +162,7 @@ describe('the metrics the alerts and the dashboard read, on a running platform',
     assert.equal(samples.get('devplat_sign_in_locks_total{door="player-sign-in",kind="account"}'), 1);
     assert.equal(samples.get('devplat_sign_in_locks_total{door="player-sign-in",kind="address"}'), 0);
     assert.equal(samples.get('devplat_oauth_refusals_total{endpoint="token",error="invalid_client"}'), 1);
+    assert.equal(samples.get('devplat_consents_ended_as_replay_total{reason="refresh_token_replay"}'), 1);
     assert.equal(
       samples.get(
         'devplat_http_server_errors_total{app="api",code="FEATURE_DISABLED",method="GET",route="/developer/v1/commerce"}',
@@ -192,6 +194,13 @@ async function callOfEachKind(platform: TestPlatform, receiver: WebhookReceiver)
     });
   assert.equal((await token(clientSecret)).status, 200);
   assert.equal((await token('not-the-secret')).status, 401);
+
+  // A rotated refresh token presented again: the consent ends, devplat_consents_ended_as_replay_total.
+  const connected = await createNamedApp(platform.database.prisma, 'Replayed App');
+  const { username, password } = await createPlayer(platform.database.prisma, connected.developer.id);
+  const tokens = await allowOverHttp(platform.base, connected, { username, password });
+  assert.equal((await refresh(platform.base, connected, tokens.refreshToken)).status, 200);
+  assert.equal((await refresh(platform.base, connected, tokens.refreshToken)).status, 400);
 
   // An area outside the contract: a 5xx by design, counted by its code.
   assert.equal((await fetch(`${platform.base}/commerce`)).status, 503);

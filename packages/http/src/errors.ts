@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import type { Logger } from './logger.ts';
 import { ProblemError } from './problem.ts';
+import { unavailableProblem } from './unavailable-log.ts';
 
 export { DependencyUnavailableError, UnstorableValueError };
 
@@ -59,10 +60,7 @@ export function toProblem(error: unknown, logger: Logger, requestId: string): Pr
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ProblemError('MALFORMED_REQUEST', 'The request could not be understood.');
   }
-  if (error instanceof DependencyUnavailableError) {
-    logger.error({ request_id: requestId, err: describe(error) }, 'backing store unavailable');
-    return new ProblemError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Try again shortly.');
-  }
+  if (error instanceof DependencyUnavailableError) return unavailableProblem(logger, error, requestId);
   logger.error({ request_id: requestId, err: describe(error) }, 'unhandled error');
   return new ProblemError('INTERNAL_ERROR', 'An internal error occurred. Quote the request_id when you report it.');
 }

@@ -23,4 +23,5 @@ export * from './sessions.ts';
 export type {} from './state.ts';
 export * from './tokens.ts';
 export * from './tracing.ts';
+export * from './unavailable-log.ts';
 export * from './warm-up.ts';

@@ -15,6 +15,7 @@ import { ProblemError } from './problem.ts';
 import type { RequestObserver } from './request-metrics.ts';
 import { type OperationHandlers, operation } from './routes.ts';
 import { pageHeaders } from './security-headers.ts';
+import { logUnavailable } from './unavailable-log.ts';
 
 const everyPage = pageHeaders(true);
 const redirectingForms = pageHeaders(false);
@@ -57,11 +58,14 @@ function errorPageFor(ctx: Context, thrown: unknown, logger: Logger): ErrorPage 
     return { status: error.status, title: 'That did not work', message: error.detail, problem: error };
   }
   const requestId = ctx.state.requestId;
-  logger.error(
-    { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
-    'page error',
-  );
   const unavailable = error instanceof DependencyUnavailableError;
+  if (unavailable) logUnavailable(logger, error, requestId);
+  else {
+    logger.error(
+      { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
+      'page error',
+    );
+  }
   return {
     status: unavailable ? 503 : 500,
     title: 'Something went wrong',

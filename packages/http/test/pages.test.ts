@@ -143,7 +143,8 @@ describe('the page stack', () => {
     const { response, text, requestId } = await request('GET', '/store-down');
     assert.equal(response.status, 503);
     assert.ok(text.includes(`The service is temporarily unavailable. Try again shortly. Reference: ${requestId}.`));
-    assert.ok(lines.some((line) => line.request_id === requestId && line.msg === 'page error'));
+    const logged = lines.filter((line) => line.request_id === requestId).map((line) => line.msg);
+    assert.deepEqual(logged, ['Redis is unavailable: answered 503', 'request'], 'the line names what failed');
   });
 });
 

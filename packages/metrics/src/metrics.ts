@@ -21,6 +21,8 @@ export interface Metrics extends HealthMetrics {
   serverErrors: Counter<'app' | 'route' | 'method' | 'code'>;
   tokensIssued: Counter<'grant_type'>;
   oauthRefusals: Counter<'endpoint' | 'error'>;
+  /** Consents the token endpoint ended because a used code or refresh token came back (code_replay, refresh_token_replay). */
+  consentsEndedAsReplay: Counter<'reason'>;
   /** Keys per round trip of a group-committed read: liveness, app_directory or consent_of_grant. */
   batchSize: Histogram<'read'>;
   batchSeconds: Histogram<'read'>;
@@ -111,6 +113,12 @@ export function createMetrics(): Metrics {
       name: 'devplat_oauth_refusals_total',
       help: 'OAuth error answers, by endpoint (token, revocation, authorization) and OAuth error code.',
       labelNames: ['endpoint', 'error'],
+      registers,
+    }),
+    consentsEndedAsReplay: new Counter({
+      name: 'devplat_consents_ended_as_replay_total',
+      help: 'Consents ended because a used code (code_replay) or refresh token (refresh_token_replay) was presented again.',
+      labelNames: ['reason'],
       registers,
     }),
     batchSize: new Histogram({

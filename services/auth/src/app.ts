@@ -122,7 +122,7 @@ function buildTokenApp(
   };
 
   const router = new Router({ strict: true, sensitive: true });
-  const appTokensFirst = appTokens({ config, secrets, apps, tracing: tracing ?? noopTracing });
+  const appTokensFirst = appTokens({ config, secrets, apps, tracing: tracing ?? noopTracing, logger });
   operation(router, `${wirePrefix}/oauth/token`, {
     POST: [...on, telemetry, answers.token, appTokensFirst, toProvider],
   });

@@ -5,7 +5,7 @@
 // below with its reason. A refusal is matched by its `error` code (one per provider error class), by
 // its text only where the provider has nothing else that tells it apart.
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
-import { type Logger, ProblemError, unstorableValueProblem } from '@devplat/http';
+import { type Logger, ProblemError, unavailableProblem, unstorableValueProblem } from '@devplat/http';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
@@ -68,7 +68,7 @@ function refusalRewrites(provider: Provider, logger: Logger): Rewrite[] {
       rewrite: (ctx) => {
         const cause = tokenRequestFacts(ctx).failure;
         if (cause instanceof UnstorableValueError) return unstorableValue(ctx, cause, logger);
-        if (cause instanceof DependencyUnavailableError) throw unavailable();
+        if (cause instanceof DependencyUnavailableError) throw tokenServiceUnavailable(ctx, cause, logger);
         throw cause instanceof Error ? cause : new Error('provider server_error');
       },
     },
@@ -168,22 +168,27 @@ function emptyRevocationAnswer(ctx: KoaContextWithOIDC): void {
   ctx.status = 200;
 }
 
-const unavailable = () =>
-  new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
+/** The 503 of a token request whose store failed; its log line names the store. */
+export const tokenServiceUnavailable = (
+  ctx: { state: { requestId: string } },
+  cause: DependencyUnavailableError,
+  logger: Logger,
+) =>
+  unavailableProblem(logger, cause, ctx.state.requestId, 'Token service temporarily unavailable. Try again shortly.');
 
 /**
  * The request's single-use write (a code's use, a refresh token's rotation), made once the provider
  * has answered 200 and before the answer leaves: lost to a concurrent use, the answer is the
  * contract's invalid_grant (the grant was revoked as a replay); failed, a 503 that used nothing up.
  */
-async function committed(ctx: KoaContextWithOIDC): Promise<void> {
+async function committed(ctx: KoaContextWithOIDC, logger: Logger): Promise<void> {
   const { commit } = tokenRequestFacts(ctx);
   if (!commit || ctx.status !== 200) return;
   try {
     await withinRequest(ctx, commit);
   } catch (error) {
     if (error instanceof errors.InvalidGrant) return refuse(ctx, error.error, error.error_description ?? '');
-    if (error instanceof DependencyUnavailableError) throw unavailable();
+    if (error instanceof DependencyUnavailableError) throw tokenServiceUnavailable(ctx, error, logger);
     throw error;
   }
 }
@@ -222,7 +227,7 @@ export function providerAnswers(
   return {
     token: async (ctx, next) => {
       await served(ctx as unknown as KoaContextWithOIDC, next);
-      await committed(ctx as unknown as KoaContextWithOIDC);
+      await committed(ctx as unknown as KoaContextWithOIDC, logger);
       await tokenAnswer(ctx as unknown as KoaContextWithOIDC);
     },
     revocation: async (ctx, next) => {

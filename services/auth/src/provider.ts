@@ -8,6 +8,7 @@ import { type AppDirectory, appDirectory } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
+import type { Logger } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
@@ -30,6 +31,8 @@ export interface ProviderDependencies {
   store: KeyValueStore;
   metrics?: Metrics;
   tracing?: Tracing;
+  /** Where a consent ended as a replay is noted (revoked-grants.ts). */
+  logger?: Logger;
   /** The app directory to share with the token endpoint's own grant (app-tokens.ts); one of its own otherwise. */
   apps?: AppDirectory;
 }
@@ -42,11 +45,14 @@ export function createProvider({
   store,
   metrics,
   tracing = noopTracing,
+  logger,
   apps = appDirectory(prisma, store, metrics),
 }: ProviderDependencies): Provider {
   const consents = consentOfGrant(query, metrics);
   const resource = config.baseUrl.href;
-  const families = storeFamilies(store, { grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret) });
+  const families = storeFamilies(store, {
+    grantRevoked: endConsentOfRevokedGrant(prisma, secrets.pairwiseSecret, { logger, metrics }),
+  });
   // Codes and refresh tokens are written in the format CREDENTIALS_AT_REST names, and read in both.
   const StoreAdapter = storeAdapter(store, families, config.credentialsAtRest);
   const refreshTokens = refreshTokenAdapter(store, families, config.credentialsAtRest);

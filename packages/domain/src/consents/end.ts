@@ -75,3 +75,17 @@ export async function endConsent(
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => (await endConsents(tx, pairwiseSecret, which, reason)) > 0);
 }
+
+/** Ends the consent behind a grant, in a transaction of its own: each consent this call ended, with its app's client id. */
+export async function endConsentOfGrant(
+  prisma: PrismaClient,
+  pairwiseSecret: string,
+  grantId: string,
+  reason: RevocationReason,
+): Promise<{ consentId: string; clientId: string }[]> {
+  const { events, endedByApp } = await prisma.$transaction((tx) =>
+    endSelectedConsents(tx, pairwiseSecret, { grantId }, reason),
+  );
+  const [app] = endedByApp.values(); // a grant is one app's
+  return events.map(({ consentId }) => ({ consentId, clientId: app?.clientId ?? '' }));
+}

@@ -17,10 +17,11 @@ import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import { matchSecret } from '@devplat/domain/apps';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { ProblemError, readBody, readyJson, sendReady } from '@devplat/http';
+import { type Logger, ProblemError, readBody, readyJson, sendReady } from '@devplat/http';
 import type { Tracing } from '@devplat/tracing';
 import { SignJWT } from 'jose';
 import type { Context, Middleware } from 'koa';
+import { tokenServiceUnavailable } from '../provider-answers.ts';
 import { tokenRequestFacts } from '../token-request.ts';
 import { appTokenScopes } from './client-credentials.ts';
 
@@ -75,9 +76,11 @@ export interface AppTokenDependencies {
   secrets: Pick<Secrets, 'signingKeys'>;
   apps: AppDirectory;
   tracing: Tracing;
+  /** Where a 503 names the store that failed. */
+  logger: Logger;
 }
 
-export function appTokens({ config, secrets, apps, tracing }: AppTokenDependencies): Middleware {
+export function appTokens({ config, secrets, apps, tracing, logger }: AppTokenDependencies): Middleware {
   const issuer = config.baseUrl.href;
   // The provider signs with the first key of its JWKS that can (provider.ts); so does this.
   const [signingKey] = secrets.signingKeys;
@@ -110,14 +113,14 @@ export function appTokens({ config, secrets, apps, tracing }: AppTokenDependenci
   };
 
   /** The usable app and the secret that matched (compared by hash in constant time), or null. */
-  const authenticate = async (clientId: string, presented: string) => {
+  const authenticate = async (ctx: Context, clientId: string, presented: string) => {
     let app: UsableApp | null;
     try {
       app = await apps.find(clientId);
     } catch (error) {
       if (!(error instanceof DependencyUnavailableError)) throw error;
-      // As the provider's path answers a store it could not reach (provider-answers.ts).
-      throw new ProblemError('SERVICE_UNAVAILABLE', 'Token service temporarily unavailable. Try again shortly.');
+      // As the provider's path answers a store it could not reach.
+      throw tokenServiceUnavailable(ctx, error, logger);
     }
     const secret = app && matchSecret(presented, app.secrets);
     return app && secret ? { app, secretId: secret.id } : null;
@@ -139,7 +142,7 @@ export function appTokens({ config, secrets, apps, tracing }: AppTokenDependenci
     const authenticated = await tracing.span(
       'oauth client authentication',
       { 'devplat.oauth.client_id': clientId },
-      () => authenticate(clientId, credentials.secret),
+      () => authenticate(ctx, clientId, credentials.secret),
     );
     const scope = authenticated && grantedScopes(authenticated.app, request.scope);
     if (!authenticated || !scope) return next();
