@@ -12,7 +12,7 @@ import { limits } from '@devplat/contract';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
-import { currentFacts } from './token-request.ts';
+import { deferToAnswer } from './token-request.ts';
 
 export type Payload = Record<string, unknown> & {
   grantId?: string;
@@ -208,9 +208,7 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writ
       };
       // In a token request the claim waits for the provider's answer (token-request.ts): a step
       // that fails after this one (the consent check, the refresh token's save) has used nothing.
-      const facts = currentFacts();
-      if (facts) facts.commit = claim;
-      else await claim();
+      if (!deferToAnswer(claim)) await claim();
     }
 
     async destroy(id: string): Promise<void> {

@@ -26,7 +26,7 @@ import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type Payload, type StoreFamilies, usedMark } from './adapter.ts';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
-import { currentFacts } from './token-request.ts';
+import { currentFacts, deferToAnswer } from './token-request.ts';
 
 /** The id of a family's refresh token: its grant, its rotation (0 for the first) and 192 random bits. */
 export function refreshTokenId(grantId: string, rotation = 0): string {
@@ -125,8 +125,8 @@ export function refreshTokenAdapter(
         // The index already holds the family's key, kept as long by the grant's save in this
         // rotation (rotateFamily, grants/refresh-token.ts). The swap waits for the provider's
         // answer: a step of the request that fails after this save has then rotated nothing.
-        facts.commit = () => rotate(presented, token, payload, expiresIn);
-        return;
+        if (deferToAnswer(() => rotate(presented, token, payload, expiresIn))) return;
+        return rotate(presented, token, payload, expiresIn);
       }
       await families.save(token.grantId, familyKey(token.grantId), recordOf(token, payload), expiresIn);
     },

@@ -60,3 +60,14 @@ export function currentFacts(): TokenRequestFacts | undefined {
   const ctx = currentRequest();
   return ctx && tokenRequestFacts(ctx);
 }
+
+/**
+ * Leaves a single-use write to the token request's 200 answer (provider-answers.ts), when the hook
+ * runs inside one; false elsewhere, where the caller writes at once.
+ */
+export function deferToAnswer(commit: () => Promise<void>): boolean {
+  const ctx = currentRequest();
+  if (ctx?.oidc?.route !== 'token') return false;
+  tokenRequestFacts(ctx).commit = commit;
+  return true;
+}

@@ -28,7 +28,7 @@ const { default: requestContext } = (await import('oidc-provider/lib/helpers/als
  * (provider-answers.ts; the previous release made it in the step itself).
  */
 function request() {
-  const ctx = { state: {} };
+  const ctx = { state: {}, oidc: { route: 'token' } };
   const step = <T>(work: () => Promise<T>): Promise<T> => requestContext.run(ctx, work);
   const answered = () => step(async () => void (await tokenRequestFacts(ctx).commit?.()));
   return Object.assign(step, { answered });
