@@ -4,6 +4,7 @@ export {
   type RedisClient,
   type RedisStoreOptions,
   redisClientOf,
+  redisConnectionsOf,
   redisStore,
 } from './redis.ts';
 export type { Entry, KeyValueStore, StreamAppend, StreamEntry, StreamRead, WriteOptions } from './store.ts';

@@ -26,6 +26,7 @@ type Multi = ReturnType<RedisClient['multi']>;
 // Kept off the KeyValueStore interface: only a few packages (such as throttle, which runs
 // rate-limiter-flexible on it) need the client itself, and they reach it through redisClientOf.
 const clients = new WeakMap<KeyValueStore, RedisClient>();
+const connections = new WeakMap<KeyValueStore, { pool: string; client: RedisClient }[]>();
 
 /**
  * The ioredis client behind a store made by redisStore, with its key prefix, timeouts and failure
@@ -35,6 +36,14 @@ const clients = new WeakMap<KeyValueStore, RedisClient>();
  */
 export function redisClientOf(store: KeyValueStore): RedisClient | null {
   return clients.get(store) ?? null;
+}
+
+/**
+ * Every connection of a store made by redisStore, named for the pool metrics: `redis`, and
+ * `redis_durable` when writes that wait for replicas have their own; none for any other store.
+ */
+export function redisConnectionsOf(store: KeyValueStore): { pool: string; client: RedisClient }[] {
+  return connections.get(store) ?? [];
 }
 
 /**
@@ -204,6 +213,10 @@ export function redisStore(
     },
   };
   clients.set(store, redis);
+  connections.set(store, [
+    { pool: 'redis', client: redis },
+    ...(durableWrites === redis ? [] : [{ pool: 'redis_durable', client: durableWrites }]),
+  ]);
   return store;
 }
 

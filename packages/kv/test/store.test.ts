@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
 import { pollUntil } from '@devplat/test/redis-topologies';
-import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '../src/index.ts';
+import { type KeyValueStore, memoryStore, redisClientOf, redisConnectionsOf, redisStore } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 const idTime = (id: string) => Number(id.split('-')[0]);
@@ -355,6 +355,26 @@ describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis
       assert.equal(await store.increment('version:{a2}', { durable: true }), 1);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('redisConnectionsOf', () => {
+  test('names the connection of the writes that wait for replicas, when they have one', async () => {
+    const plain = redisStore('redis://127.0.0.1:1', { timeoutMs: 200 });
+    const waiting = redisStore('redis://127.0.0.1:1', { timeoutMs: 200, waitReplicas: 1 });
+    try {
+      assert.deepEqual(
+        redisConnectionsOf(plain).map(({ pool }) => pool),
+        ['redis'],
+      );
+      assert.deepEqual(
+        redisConnectionsOf(waiting).map(({ pool }) => pool),
+        ['redis', 'redis_durable'],
+      );
+      assert.deepEqual(redisConnectionsOf(memoryStore()), []);
+    } finally {
+      await Promise.all([plain.close(), waiting.close()]);
     }
   });
 });

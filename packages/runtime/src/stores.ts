@@ -5,7 +5,7 @@ import type { Config, StoreSettings } from '@devplat/config';
 import { type Database, databaseChecks, openDatabase, prepareEmbeddedDatabase } from '@devplat/db';
 import { registryIsEmpty, seedRegistry } from '@devplat/domain/registry';
 import { type Closer, type ReadinessCheck, readinessTimeoutMs } from '@devplat/http';
-import { type KeyValueStore, memoryStore, redisClientOf, redisStore } from '@devplat/kv';
+import { type KeyValueStore, memoryStore, redisConnectionsOf, redisStore } from '@devplat/kv';
 import type { Dependency, Metrics, PoolReading } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 
@@ -46,8 +46,7 @@ export async function openProcessStore(
   tracing: Tracing = noopTracing,
 ): Promise<Watched & { store: KeyValueStore }> {
   const store = config.redisUrl ? openRedisStore(config, config.redisUrl) : memoryStore();
-  const redis = redisClientOf(store);
-  if (redis) tracing.redis(redis);
+  for (const { client } of redisConnectionsOf(store)) tracing.redis(client);
   await store.ready();
   return { store, ...watchStore(store, metrics) };
 }
@@ -112,11 +111,11 @@ function recorded(check: ReadinessCheck, dependency: Dependency, metrics: Metric
   };
 }
 
-/** Redis is one connection: open or not, and the commands waiting on it (a Cluster's: open or not). */
+/** Each Redis connection: open or not, and the commands waiting on it (a Cluster's: open or not). */
 function redisReading(store: KeyValueStore): PoolReading[] {
-  const redis = redisClientOf(store);
-  if (!redis) return [];
-  const connected = redis.status === 'ready' ? 1 : 0;
-  const pending = (redis as unknown as { commandQueue?: { length: number } }).commandQueue?.length ?? 0;
-  return [{ pool: 'redis', total: connected, idle: pending === 0 ? connected : 0, waiting: pending, max: 1 }];
+  return redisConnectionsOf(store).map(({ pool, client }) => {
+    const connected = client.status === 'ready' ? 1 : 0;
+    const pending = (client as unknown as { commandQueue?: { length: number } }).commandQueue?.length ?? 0;
+    return { pool, total: connected, idle: pending === 0 ? connected : 0, waiting: pending, max: 1 };
+  });
 }
