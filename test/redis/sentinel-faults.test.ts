@@ -6,18 +6,12 @@
 // within 5 s of the promotion.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { allowOverHttp, createNamedApp, PlayerAgent } from '@devplat/test/connected-apps';
-import { call } from '@devplat/test/http';
-import { tokenRequest } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { createPlayers } from '@devplat/test/players';
+import { faultLoad, latencies } from '@devplat/test/redis-fault-load';
 import { needsRedisBinaries, pollUntil, type RedisSentinel, startRedisSentinel } from '@devplat/test/redis-topologies';
 import { topologyEnv } from '@devplat/test/redis-topology-suite';
-import { firstServedSince, type RefreshChain, runRefreshChains } from '@devplat/test/refresh-chains';
 
 const players = 20;
-/** Each chain's pause between refreshes: about 150 refreshes a second in all, as a busy app's users. */
-const chainPauseMs = 100;
 /** WAIT's bound (half of REDIS_TIMEOUT_MS): what a call queued behind a write waiting for a replica would take. */
 const waitBoundMs = 1_000;
 /** How long the replicas stay frozen, at least. */
@@ -25,112 +19,24 @@ const frozenMs = 5_000;
 /** How soon after the promotion every operation must be served again. */
 const recoveryMs = 5_000;
 
-interface Probe {
-  name: string;
-  status: number;
-  ms: number;
-  /** When it was sent. */
-  at: number;
-}
-
-/** The median, 99th percentile and slowest of the probes' latencies. */
-function latencies(probes: Probe[]) {
-  const sorted = probes.map((probe) => probe.ms).sort((a, b) => a - b);
-  const at = (share: number) => sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))] ?? 0;
-  const [median, p99, slowest] = [at(0.5), at(0.99), at(1)];
-  return {
-    median,
-    text: `p50 ${median.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${slowest.toFixed(1)} ms (${sorted.length})`,
-  };
-}
-
-/** Calls that need no replica, one after another until stopped, each answer kept with its latency. */
-function probeLoop(calls: Record<string, () => Promise<{ status: number }>>) {
-  let running = true;
-  const answers: Probe[] = [];
-  const done = (async () => {
-    while (running) {
-      for (const [name, send] of Object.entries(calls)) {
-        const [at, started] = [Date.now(), performance.now()];
-        const status = await send().then(
-          (answer) => answer.status,
-          () => 0,
-        );
-        answers.push({ name, status, ms: performance.now() - started, at });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
-  return {
-    answers,
-    stop: async () => {
-      running = false;
-      await done;
-      return answers;
-    },
-  };
-}
-
 describe('Redis faults under refresh load, on a primary with two replicas', { skip: needsRedisBinaries }, () => {
   let sentinel: RedisSentinel;
   let platform: TestPlatform;
-  let app: Awaited<ReturnType<typeof createNamedApp>>;
-  let player: PlayerAgent;
+  let load: Awaited<ReturnType<typeof faultLoad>>;
   before(async () => {
     sentinel = await startRedisSentinel({ replicas: 2 });
     platform = await startTestPlatform(
       topologyEnv({ REDIS_SENTINELS: sentinel.sentinels, REDIS_SENTINEL_MASTER: sentinel.masterName }),
     );
-    const prisma = platform.platform.database.prisma;
-    app = await createNamedApp(prisma, 'Refreshed under faults');
-    const [first] = await createPlayers(prisma, app.developer.id, 1);
-    player = new PlayerAgent(platform.playerClient);
-    await player.signIn(first as { username: string; password: string });
+    load = await faultLoad(platform);
   });
   after(async () => {
     await platform?.close();
     await sentinel?.stop();
   });
 
-  /** Twenty players who allowed the app, each with a refresh-token family. */
-  const families = async () => {
-    const prisma = platform.platform.database.prisma;
-    const created = await createPlayers(prisma, app.developer.id, players);
-    const tokens = [];
-    for (const each of created) tokens.push((await allowOverHttp(platform.base, app, each)).refreshToken);
-    return tokens;
-  };
-  const needsNoReplica = (clientToken: string) => ({
-    'client credentials': () => tokenRequest(platform.base, app, { grant_type: 'client_credentials' }),
-    '/cities': () => call(platform.base, '/cities?limit=100', { headers: { authorization: `Bearer ${clientToken}` } }),
-    "the player's connected apps": () => player.get('/account/connected-apps'),
-  });
-  const clientToken = async () => {
-    const answer = await tokenRequest(platform.base, app, { grant_type: 'client_credentials' });
-    assert.equal(answer.status, 200, answer.text);
-    return answer.json.access_token as string;
-  };
-
-  /** No chain was refused, and every consent still stands: no family ended without a real reuse. */
-  const noFamilyEnded = async (chains: RefreshChain[]) => {
-    assert.deepEqual(
-      chains.flatMap((chain, index) =>
-        chain.refused ? [`chain ${index}: ${chain.refused.status} ${chain.refused.code}`] : [],
-      ),
-      [],
-      'families ended',
-    );
-    const consents = await platform.platform.database.prisma.consent.findMany({ where: { appId: app.app.id } });
-    assert.deepEqual(
-      consents.filter((consent) => consent.status !== 'active').map((consent) => consent.revocationReason),
-      [],
-      'consents ended',
-    );
-  };
-
   test('the replicas frozen: refreshes answer 503 and use nothing up; what needs no replica keeps its pace', async () => {
-    const chains = runRefreshChains(platform.base, app, await families(), chainPauseMs);
-    const probes = probeLoop(needsNoReplica(await clientToken()));
+    const { chains, probes } = await load.start(players);
     let frozenAt = 0;
     let resumedAt = 0;
     try {
@@ -156,17 +62,17 @@ describe('Redis faults under refresh load, on a primary with two replicas', { sk
       }
       await pollUntil(
         'every chain refreshed with its current token after the replicas came back',
-        async () => firstServedSince(chains.chains, resumedAt).every((at) => at !== null),
+        async () => load.allServedSince(chains.chains, probes.answers, resumedAt),
         15_000,
       );
     } finally {
       await chains.stop();
       await probes.stop();
     }
-    await noFamilyEnded(chains.chains);
+    await load.assertNoFamilyEnded(chains.chains);
 
-    // A call queued behind a write waiting for a replica waits out WAIT's bound (half of
-    // REDIS_TIMEOUT_MS, 1 s): none may, and the calls keep the pace they had before the freeze.
+    // A call queued behind a write waiting for a replica waits out WAIT's bound: none may, and
+    // the calls keep the pace they had before the freeze.
     const frozen = probes.answers.filter((probe) => probe.at > frozenAt && probe.at < resumedAt);
     const earlier = probes.answers.filter((probe) => probe.at < frozenAt);
     assert.ok(frozen.length >= 30, `${frozen.length} probes while frozen`);
@@ -184,8 +90,7 @@ describe('Redis faults under refresh load, on a primary with two replicas', { sk
   });
 
   test('the primary killed: no family ends, every operation is served again within 5 s of the promotion', async () => {
-    const chains = runRefreshChains(platform.base, app, await families(), chainPauseMs);
-    const probes = probeLoop(needsNoReplica(await clientToken()));
+    const { chains, probes } = await load.start(players);
     let killedAt = 0;
     let promotedAt = 0;
     try {
@@ -196,35 +101,19 @@ describe('Redis faults under refresh load, on a primary with two replicas', { sk
       promotedAt = Date.now();
       await pollUntil(
         'every chain and every probe served after the promotion',
-        async () =>
-          firstServedSince(chains.chains, promotedAt).every((at) => at !== null) &&
-          Object.keys(needsNoReplica('')).every((name) =>
-            probes.answers.some((probe) => probe.name === name && probe.at >= promotedAt && probe.status === 200),
-          ),
+        async () => load.allServedSince(chains.chains, probes.answers, promotedAt),
         recoveryMs + 10_000,
       );
     } finally {
       await chains.stop();
       await probes.stop();
     }
-    await noFamilyEnded(chains.chains);
-
-    const refreshBack = Math.max(
-      ...firstServedSince(chains.chains, promotedAt).map((at) => (at ?? Infinity) - promotedAt),
-    );
-    const probesBack = Object.keys(needsNoReplica('')).map((name) => {
-      const first = probes.answers.find(
-        (probe) => probe.name === name && probe.at >= promotedAt && probe.status === 200,
-      );
-      return { name, afterPromotion: (first?.at ?? Infinity) - promotedAt };
-    });
+    await load.assertNoFamilyEnded(chains.chains);
+    const served = load.servedAfter(chains.chains, probes.answers, promotedAt);
     process.stdout.write(
-      `# killed to promoted ${promotedAt - killedAt} ms; every chain refreshed ${refreshBack} ms after; ` +
-        `${probesBack.map(({ name, afterPromotion }) => `${name} ${afterPromotion} ms`).join(', ')}\n`,
+      `# killed to promoted ${promotedAt - killedAt} ms; served again after the promotion: ` +
+        `${served.map(({ what, ms }) => `${what} ${ms} ms`).join(', ')}\n`,
     );
-    assert.ok(refreshBack <= recoveryMs, `refresh served again ${refreshBack} ms after the promotion`);
-    for (const { name, afterPromotion } of probesBack) {
-      assert.ok(afterPromotion <= recoveryMs, `${name} served again ${afterPromotion} ms after the promotion`);
-    }
+    for (const { what, ms } of served) assert.ok(ms <= recoveryMs, `${what} served again ${ms} ms after the promotion`);
   });
 });
