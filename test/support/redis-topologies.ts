@@ -170,15 +170,16 @@ export interface RedisCluster {
 }
 
 /**
- * A Redis Cluster of 3 masters and 3 replicas, ready: every node sees `cluster_state:ok` and every
- * master has its replica connected.
+ * A Redis Cluster of 3 masters, each with `replicasPerMaster` replicas (one by default), ready: every
+ * node sees `cluster_state:ok` and every master has its replicas connected.
  */
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster({ replicasPerMaster = 1 } = {}): Promise<RedisCluster> {
   const processes = new Processes();
   return processes.guard(async () => {
     // Each node's bus port is picked too (cluster-port), rather than the default port + 10000, which
     // could fall in the kernel's ephemeral range or on another file's port.
-    const [ports, busPorts] = [await freePorts(6), await freePorts(6)];
+    const size = 3 * (1 + replicasPerMaster);
+    const [ports, busPorts] = [await freePorts(size), await freePorts(size)];
     const nodes = ports.map((port, index) =>
       processes.server(port, [
         '--cluster-enabled',
@@ -194,7 +195,14 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     await processes.answering(nodes);
     await run(
       'redis-cli',
-      ['--cluster', 'create', ...ports.map((port) => `${host}:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...ports.map((port) => `${host}:${port}`),
+        '--cluster-replicas',
+        String(replicasPerMaster),
+        '--cluster-yes',
+      ],
       { timeout: 60_000 },
     );
     const masters = async () => {
@@ -207,12 +215,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       );
       return states.every((state) => state === 'ok');
     });
-    await pollUntil('3 masters, each with its replica connected', async () => {
+    await pollUntil('3 masters, each with its replicas connected', async () => {
       const current = await masters();
       const connected = await Promise.all(
         current.map(async (port) => infoField(await redisCli(port, 'INFO', 'replication'), 'connected_slaves')),
       );
-      return current.length === 3 && connected.every((count) => count === '1');
+      return current.length === 3 && connected.every((count) => count === String(replicasPerMaster));
     });
     return {
       nodes: ports.map((port) => `${host}:${port}`).join(','),
@@ -385,4 +393,132 @@ async function sentinelMaster(port: number, name: string): Promise<Record<string
   const view: Record<string, string> = {};
   for (let index = 0; index + 1 < lines.length; index += 2) view[lines[index] as string] = lines[index + 1] as string;
   return view;
+}
+
+// Faults by port and process id, for a long run (bench/soak) that kills, restarts and freezes the
+// servers of a topology above more than once: a server started again here is not among the
+// topology's own processes, so these find every server through its INFO answer, never by child.
+
+/** What a killed redis-server ran with, to start it again on the same port, directory and cluster files. */
+export interface RedisServerSettings {
+  port: number;
+  args: string[];
+}
+
+/** A redis-server started again after a kill; SIGKILLed if this process exits first. */
+export interface RestartedRedis {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** The process id of the redis-server on `port` (INFO server). */
+export async function redisServerPid(port: number): Promise<number> {
+  const pid = Number(infoField(await redisCli(port, 'INFO', 'server'), 'process_id'));
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`Redis on port ${port} gave no process id`);
+  return pid;
+}
+
+/** The ports of the replicas the primary on `port` reports (INFO replication), online or not. */
+export async function replicaPortsOf(port: number): Promise<number[]> {
+  const info = await redisCli(port, 'INFO', 'replication');
+  return [...info.matchAll(/^slave\d+:ip=[^,]+,port=(\d+)/gm)].map((match) => Number(match[1]));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILLs the redis-server on `port`, its settings read first; resolves with them once it is gone. */
+export async function killRedisServer(port: number): Promise<RedisServerSettings> {
+  const pid = await redisServerPid(port);
+  const config = async (name: string) => (await redisCli(port, 'CONFIG', 'GET', name)).split('\n')[1] ?? '';
+  const args = ['--port', String(port), '--bind', host, '--dir', await config('dir')];
+  args.push('--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0');
+  if ((await config('cluster-enabled')) === 'yes') {
+    // Its nodes file keeps its node id: it rejoins as the same node (a replica of the promoted one).
+    for (const name of ['cluster-enabled', 'cluster-port', 'cluster-config-file', 'cluster-node-timeout']) {
+      args.push(`--${name}`, await config(name));
+    }
+  }
+  process.kill(pid, 'SIGKILL');
+  await pollUntil(`Redis on port ${port} (pid ${pid}) gone`, async () => !isAlive(pid), 5_000);
+  return { port, args };
+}
+
+/** Starts a killed redis-server again, as a replica of `replicaOf` where given; resolves once it answers PING. */
+export async function restartRedisServer(
+  settings: RedisServerSettings,
+  { replicaOf }: { replicaOf?: number } = {},
+): Promise<RestartedRedis> {
+  const args = [...settings.args, ...(replicaOf ? ['--replicaof', host, String(replicaOf)] : [])];
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const onExit = () => child.kill('SIGKILL');
+  process.once('exit', onExit);
+  const stop = async () => {
+    process.off('exit', onExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGCONT');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await pollUntil(
+      `the restarted Redis on port ${settings.port} answering PING`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}`);
+        return (await redisCli(settings.port, 'PING')) === 'PONG';
+      },
+      15_000,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { port: settings.port, pid: child.pid as number, stop };
+}
+
+/** SIGSTOPs the redis-servers on these ports; resolves with `resume`, which SIGCONTs them. */
+export async function freezeRedisServers(ports: number[]): Promise<() => Promise<void>> {
+  const pids = await Promise.all(ports.map((port) => redisServerPid(port)));
+  for (const pid of pids) process.kill(pid, 'SIGSTOP');
+  return async () => {
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGCONT');
+  };
+}
+
+/** The ports of a cluster's nodes (REDIS_CLUSTER_NODES' form) that answer ROLE as master now. */
+export async function clusterMasterPorts(nodes: string): Promise<number[]> {
+  const ports = nodes.split(',').map((node) => Number(node.split(':')[1]));
+  const roles = await Promise.all(
+    ports.map(async (port) => ({ port, role: await redisCli(port, 'ROLE').catch(() => '') })),
+  );
+  return roles.filter(({ role }) => role.split('\n')[0] === 'master').map(({ port }) => port);
+}
+
+/** Polls until every node but `down` reports cluster_state:ok and 3 masters answer, none of them `down`. */
+export async function waitForClusterFailover(nodes: string, down: number, timeoutMs = 30_000): Promise<void> {
+  const others = nodes
+    .split(',')
+    .map((node) => Number(node.split(':')[1]))
+    .filter((port) => port !== down);
+  await pollUntil(
+    `the cluster serving every slot without port ${down}`,
+    async () => {
+      const states = await Promise.all(
+        others.map(async (port) => infoField(await redisCli(port, 'CLUSTER', 'INFO'), 'cluster_state')),
+      );
+      const masters = await clusterMasterPorts(nodes);
+      return states.every((state) => state === 'ok') && masters.length === 3 && !masters.includes(down);
+    },
+    timeoutMs,
+  );
 }

@@ -26,6 +26,8 @@ type Multi = ReturnType<RedisClient['multi']>;
 // Kept off the KeyValueStore interface: only a few packages (such as throttle, which runs
 // rate-limiter-flexible on it) need the client itself, and they reach it through redisClientOf.
 const clients = new WeakMap<KeyValueStore, RedisClient>();
+/** How many connections the writes that wait for replicas share (with REDIS_WAIT_REPLICAS). */
+const durableConnections = 4;
 const connections = new WeakMap<KeyValueStore, { pool: string; client: RedisClient }[]>();
 
 /**
@@ -64,11 +66,17 @@ export function redisStore(
 ): KeyValueStore {
   const redis = connect(url, prefix, timeoutMs, topology);
   redis.on('error', () => {}); // surfaced per command as DependencyUnavailableError
-  // WAIT blocks its connection until the replicas answer: the writes that wait for them have a
-  // connection of their own, so every other command (sessions, throttles, client credentials)
-  // never queues behind a replica that is slow or gone.
-  const durableWrites = waitReplicas > 0 ? connect(url, prefix, timeoutMs, topology) : redis;
-  if (durableWrites !== redis) durableWrites.on('error', () => {});
+  // WAIT blocks its connection until the replicas answer: the writes that wait for them have
+  // connections of their own, so every other command (sessions, throttles, client credentials)
+  // never queues behind a replica that is slow or gone; several, taken in turn, so that one
+  // write's WAIT holds up few others.
+  const durablePool =
+    waitReplicas > 0
+      ? Array.from({ length: durableConnections }, () => connect(url, prefix, timeoutMs, topology))
+      : [redis];
+  for (const client of durablePool) if (client !== redis) client.on('error', () => {});
+  let turn = 0;
+  const durableWrites = () => durablePool[turn++ % durablePool.length] as RedisClient;
   const cluster = redis instanceof Cluster;
   const sent = cluster ? (key: string) => key : (key: string) => key.replace(/[{}]/g, '');
   // Off Cluster every key shares the one server: one group, one command.
@@ -79,6 +87,12 @@ export function redisStore(
     try {
       return await work();
     } catch (cause) {
+      // ioredis redirects a Cluster pipeline only when every command in it was redirected; the
+      // WAIT after a durable write answers on any node, so that write comes back MOVED and the
+      // client keeps its old map of the slots. It is refreshed for the caller's retry.
+      if (cluster && /^(MOVED|ASK|CLUSTERDOWN) /.test(String((cause as Error)?.message))) {
+        for (const client of durablePool) (client as Cluster).refreshSlotsCache();
+      }
       throw new DependencyUnavailableError('Redis', { cause });
     }
   };
@@ -95,7 +109,7 @@ export function redisStore(
         }
         const args = ttl ? [value, ttl] : [value];
         const reply = await singleUse(
-          durableWrites,
+          durableWrites(),
           redis,
           { timeoutMs, replicas: waitReplicas },
           {
@@ -109,7 +123,7 @@ export function redisStore(
     increment: (key, { durable = false } = {}) =>
       guard(async () => {
         if (!durable || waitReplicas === 0) return redis.incr(sent(key));
-        const [count] = await onReplicas(durableWrites.pipeline().incr(sent(key)), waitReplicas, waitMs);
+        const [count] = await onReplicas(durableWrites().pipeline().incr(sent(key)), waitReplicas, waitMs);
         return Number(count);
       }),
     addToCounters: (counts, ttl) =>
@@ -141,7 +155,7 @@ export function redisStore(
       guard(async () => {
         const keys = [sent(key), sent(claim.key), sent(`${key}:undo`)];
         const reply = await singleUse(
-          durableWrites,
+          durableWrites(),
           redis,
           { timeoutMs, replicas: acknowledged ? waitReplicas : 0 },
           {
@@ -205,17 +219,17 @@ export function redisStore(
     members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {
-      await Promise.all([...new Set([redis, durableWrites])].map((client) => connected(client, waitMs)));
+      await Promise.all([...new Set([redis, ...durablePool])].map((client) => connected(client, waitMs)));
     },
     close: async () => {
       redis.disconnect();
-      durableWrites.disconnect();
+      for (const client of durablePool) client.disconnect();
     },
   };
   clients.set(store, redis);
   connections.set(store, [
     { pool: 'redis', client: redis },
-    ...(durableWrites === redis ? [] : [{ pool: 'redis_durable', client: durableWrites }]),
+    ...durablePool.filter((client) => client !== redis).map((client) => ({ pool: 'redis_durable', client })),
   ]);
   return store;
 }

@@ -360,7 +360,7 @@ describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis
 });
 
 describe('redisConnectionsOf', () => {
-  test('names the connection of the writes that wait for replicas, when they have one', async () => {
+  test('names the connections of the writes that wait for replicas, when they have their own', async () => {
     const plain = redisStore('redis://127.0.0.1:1', { timeoutMs: 200 });
     const waiting = redisStore('redis://127.0.0.1:1', { timeoutMs: 200, waitReplicas: 1 });
     try {
@@ -370,7 +370,7 @@ describe('redisConnectionsOf', () => {
       );
       assert.deepEqual(
         redisConnectionsOf(waiting).map(({ pool }) => pool),
-        ['redis', 'redis_durable'],
+        ['redis', 'redis_durable', 'redis_durable', 'redis_durable', 'redis_durable'],
       );
       assert.deepEqual(redisConnectionsOf(memoryStore()), []);
     } finally {

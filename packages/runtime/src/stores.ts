@@ -111,11 +111,20 @@ function recorded(check: ReadinessCheck, dependency: Dependency, metrics: Metric
   };
 }
 
-/** Each Redis connection: open or not, and the commands waiting on it (a Cluster's: open or not). */
+/** Each pool of Redis connections: how many are open, and the commands waiting on them. */
 function redisReading(store: KeyValueStore): PoolReading[] {
-  return redisConnectionsOf(store).map(({ pool, client }) => {
+  const pools = new Map<string, PoolReading>();
+  for (const { pool, client } of redisConnectionsOf(store)) {
+    const reading = pools.get(pool) ?? { pool, total: 0, idle: 0, waiting: 0, max: 0 };
     const connected = client.status === 'ready' ? 1 : 0;
     const pending = (client as unknown as { commandQueue?: { length: number } }).commandQueue?.length ?? 0;
-    return { pool, total: connected, idle: pending === 0 ? connected : 0, waiting: pending, max: 1 };
-  });
+    pools.set(pool, {
+      pool,
+      total: reading.total + connected,
+      idle: reading.idle + (pending === 0 ? connected : 0),
+      waiting: reading.waiting + pending,
+      max: reading.max + 1,
+    });
+  }
+  return [...pools.values()];
 }
