@@ -8,6 +8,7 @@ import { call } from './http.ts';
 import { tokenRequest } from './oauth.ts';
 import type { TestPlatform } from './platform.ts';
 import { createPlayers } from './players.ts';
+import { pollUntil } from './redis-topologies.ts';
 import { firstServedSince, type RefreshChain, type RunningChains, runRefreshChains } from './refresh-chains.ts';
 
 /** Each chain's pause between refreshes: about 150 refreshes a second for twenty chains, as a busy app's users. */
@@ -116,6 +117,51 @@ export async function faultLoad(platform: TestPlatform) {
           probes.some((probe) => probe.name === name && probe.at >= since && probe.status === 200),
         )
       );
+    },
+
+    /**
+     * Kills a primary under the load (`kill`, then `promoted` resolves once a replica serves in its
+     * place), waits until every chain and probe is served again, and holds the run to the rules:
+     * no family ended, everything served within `recoveryMs` of the promotion. Prints what it
+     * measured.
+     */
+    async failover(
+      count: number,
+      {
+        kill,
+        promoted,
+        recoveryMs,
+      }: { kill(): Promise<number>; promoted(killed: number): Promise<void>; recoveryMs: number },
+    ): Promise<void> {
+      const { chains, probes } = await this.start(count);
+      let killedAt = 0;
+      let promotedAt = 0;
+      try {
+        await pollUntil('the chains refreshing', async () => chains.refreshed() > 2 * count, 20_000);
+        const killed = await kill();
+        killedAt = Date.now();
+        await promoted(killed);
+        promotedAt = Date.now();
+        await pollUntil(
+          'every chain and every probe served after the promotion',
+          async () => this.allServedSince(chains.chains, probes.answers, promotedAt),
+          recoveryMs + 10_000,
+        );
+      } finally {
+        await chains.stop();
+        await probes.stop();
+      }
+      await this.assertNoFamilyEnded(chains.chains);
+      const hit = chains.chains.filter((chain) => chain.answers.some((a) => a.at > killedAt && a.status !== 200));
+      const served = this.servedAfter(chains.chains, probes.answers, promotedAt);
+      process.stdout.write(
+        `# killed to promoted ${promotedAt - killedAt} ms, ${hit.length} of ${count} chains met the fault; ` +
+          `served again after the promotion: ${served.map(({ what, ms }) => `${what} ${ms} ms`).join(', ')}\n`,
+      );
+      assert.ok(hit.length > 0, 'the fault reached the families');
+      for (const { what, ms } of served) {
+        assert.ok(ms <= recoveryMs, `${what} served again ${ms} ms after the promotion`);
+      }
     },
 
     /** How long after `since` the chains (the last of them) and each probe were first answered 200. */
