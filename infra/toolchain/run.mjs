@@ -150,6 +150,7 @@ const tasks = {
   'bench:code': ['node', 'bench/run.ts', 'code'],
   'bench:topology': ['node', 'bench/run.ts', 'topology'],
   'bench:lists': ['node', 'bench/lists.ts'],
+  soak: ['node', 'bench/soak.ts'],
   'seed:scale': ['node', 'bench/seed-scale.ts'],
   topology: ['node', 'infra/topology/src/main.ts'],
   format: ['node_modules/.bin/biome', 'check', '--write', '.'],

@@ -25,6 +25,7 @@ export const defaultPatterns = [
   'packages/*/test/**/*.test.ts',
   'services/*/test/**/*.test.ts',
   ...testAreas.map((area) => `test/${area}/**/*.test.ts`),
+  'bench/**/*.test.ts',
   'test/runner/**/*.test.ts',
 ];
 

@@ -1,0 +1,78 @@
+// Each request of the load, sent and recorded whole: its answer's status and error code, or that
+// there was no answer. Developer API answers are also held to the contract document (noted, not
+// thrown: a fault must not stop a loop).
+import { contractValidator } from '@devplat/test/http';
+import type { Entry, History, Operation } from './history.ts';
+
+/** How long a client waits for an answer before it gives up (an unknown outcome). */
+const timeoutMs = 15_000;
+
+export interface Sent {
+  entry: Entry;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read freely, as a client does
+  json: any;
+}
+
+export interface Request {
+  op: Operation;
+  url: string;
+  init?: RequestInit;
+  chain?: number;
+  presented?: string;
+  expect: number[];
+  /** The developer API path, to check the answer against the contract (none for pages and the console). */
+  contractPath?: string;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are read freely
+  received?: (json: any) => Entry['received'];
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the transport said when no answer came: `ECONNRESET`, `TimeoutError`, … */
+function transportError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? (error as Error).name ?? String(error);
+}
+
+export async function send(history: History, request: Request): Promise<Sent> {
+  const start = history.now();
+  const base = { op: request.op, chain: request.chain, presented: request.presented, expect: request.expect, start };
+  try {
+    const response = await fetch(request.url, {
+      redirect: 'manual',
+      ...request.init,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    const json = jsonOf(text) as Sent['json'];
+    const status = response.status;
+    const nonconforming = request.contractPath
+      ? contractValidator('1.1.0').check({
+          method: request.init?.method ?? 'GET',
+          path: request.contractPath,
+          status,
+          headers: response.headers,
+          body: text,
+        })
+      : [];
+    const entry = history.record({
+      ...base,
+      end: history.now(),
+      status,
+      error: json?.error ?? json?.code,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      received: status >= 200 && status < 300 ? request.received?.(json) : undefined,
+      ...(nonconforming.length ? { nonconforming } : {}),
+    });
+    return { entry, json };
+  } catch (error) {
+    const entry = history.record({ ...base, end: history.now(), status: null, error: transportError(error) });
+    return { entry, json: undefined };
+  }
+}
