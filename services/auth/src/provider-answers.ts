@@ -5,7 +5,7 @@
 // below with its reason. A refusal is matched by its `error` code (one per provider error class), by
 // its text only where the provider has nothing else that tells it apart.
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
-import { type Logger, ProblemError, unavailableProblem, unstorableValueProblem } from '@devplat/http';
+import { type Logger, unavailableProblem, unstorableValueProblem } from '@devplat/http';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';

@@ -17,7 +17,7 @@ import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import { matchSecret } from '@devplat/domain/apps';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { type Logger, ProblemError, readBody, readyJson, sendReady } from '@devplat/http';
+import { type Logger, readBody, readyJson, sendReady } from '@devplat/http';
 import type { Tracing } from '@devplat/tracing';
 import { SignJWT } from 'jose';
 import type { Context, Middleware } from 'koa';
