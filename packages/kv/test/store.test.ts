@@ -273,7 +273,14 @@ describe('a single Redis server', { skip: redisUrl ? false : 'needs a real Redis
       );
     const state = (direct: KeyValueStore) => direct.getMany(['family:{f}', 'family:{f}:t0:used']);
     const healed = (store: KeyValueStore) =>
-      pollUntil('the store answering again', async () => (await store.ping(), true), 5_000);
+      pollUntil(
+        'the store answering again',
+        async () => {
+          await store.ping();
+          return true;
+        },
+        5_000,
+      );
     /** Nothing of the failed swap is left, and the client's retry swaps. */
     const retrySwaps = async ({ store, direct }: Faulty) => {
       assert.deepEqual(await state(direct), [record, null]);
