@@ -28,14 +28,20 @@ export interface SingleUseSettings {
   replicas: number;
 }
 
-/** The deadline a write sent now carries: a quarter of the command bound. */
-const deadlineOf = (sentAt: number, { timeoutMs }: SingleUseSettings) => sentAt + Math.floor(timeoutMs / 4);
+/**
+ * The deadline a write sent now carries: half of the command bound, which leaves a quarter for its
+ * WAIT and a quarter for Redis's clock to run behind this process's.
+ */
+const deadlineOf = (sentAt: number, { timeoutMs }: SingleUseSettings) => sentAt + Math.floor(timeoutMs / 2);
+
+/** How long WAIT waits for the replicas: a quarter of the command bound. */
+const waitOf = ({ timeoutMs }: SingleUseSettings) => Math.max(10, Math.floor(timeoutMs / 4));
 
 /**
- * When a write sent at `sentAt` can no longer run anywhere: its deadline, plus as much again for
- * Redis's clock running behind this process's (NTP keeps them within milliseconds).
+ * When a write sent at `sentAt` can no longer run anywhere: its deadline, plus a quarter of the
+ * bound for Redis's clock running behind this process's (NTP keeps them within milliseconds).
  */
-const settledAt = (sentAt: number, { timeoutMs }: SingleUseSettings) => sentAt + Math.floor(timeoutMs / 2);
+const settledAt = (sentAt: number, { timeoutMs }: SingleUseSettings) => sentAt + Math.floor((3 * timeoutMs) / 4);
 
 // The check every single-use script begins with: past ARGV[1] (ms since the epoch), it writes nothing.
 const deadlineCheck = `
@@ -97,7 +103,7 @@ export async function singleUse(
   const sentAt = Date.now();
   const pipeline = client.pipeline();
   write.add(pipeline, deadlineOf(sentAt, settings));
-  if (settings.replicas > 0) pipeline.wait(settings.replicas, Math.max(10, Math.floor(settings.timeoutMs / 2)));
+  if (settings.replicas > 0) pipeline.wait(settings.replicas, waitOf(settings));
   const [written, acknowledged] = (await pipeline.exec().catch(() => null)) ?? [];
   // Redis's own refusal (too late, out of memory, read-only): the script wrote nothing.
   if (written?.[0] instanceof ReplyError) throw written[0];
