@@ -52,6 +52,17 @@ export function faultKinds(platform: SoakPlatform, random: Random, durationMs: n
     }
   };
   // A short run rolls the replicas the public API goes through; a long one rolls every service.
+  /** Two seconds of the fault proxy in front of PostgreSQL failing as `fail` makes it, then forwarding again. */
+  const postgresFault = (name: string, fail: () => Promise<void>, done: string) => ({
+    name,
+    estimateMs: 2_500,
+    async inject() {
+      await fail();
+      await sleep(2_000);
+      await postgres.restore();
+      return `fault proxy ${done}`;
+    },
+  });
   const rolled = durationMs < 5 * 60_000 ? (['auth', 'api'] as const) : (['auth', 'api', 'worker', 'console'] as const);
   return [
     {
@@ -60,32 +71,18 @@ export function faultKinds(platform: SoakPlatform, random: Random, durationMs: n
       inject: () => redis.killPrimary(),
     },
     killReplica('auth'),
-    {
-      name: 'PostgreSQL stalled 2 s',
-      estimateMs: 2_500,
-      async inject() {
-        await postgres.hold();
-        await sleep(2_000);
-        await postgres.restore();
-        return 'fault proxy held every byte to PostgreSQL for 2 s, then delivered it';
-      },
-    },
+    postgresFault(
+      'PostgreSQL stalled 2 s',
+      () => postgres.hold(),
+      'held every byte to PostgreSQL for 2 s, then delivered it',
+    ),
     killReplica('api'),
     {
       name: 'Redis replicas frozen 4 s',
       estimateMs: 5_000,
       inject: () => redis.freezeReplicas(4_000),
     },
-    {
-      name: 'PostgreSQL restarted',
-      estimateMs: 2_500,
-      async inject() {
-        await postgres.refuse();
-        await sleep(2_000);
-        await postgres.restore();
-        return 'fault proxy cut every connection and refused new ones for 2 s';
-      },
-    },
+    postgresFault('PostgreSQL restarted', () => postgres.refuse(), 'cut every connection and refused new ones for 2 s'),
     {
       name: 'signing-key rotation',
       estimateMs: 30_000,

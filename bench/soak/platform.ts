@@ -7,8 +7,8 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateSigningKey, type SigningKey } from '@devplat/config';
-import { consoleCall, registerDeveloper } from '@devplat/test/console-api';
 import { type FaultProxy, startFaultProxy } from '@devplat/test/fault-proxy';
+import { consoleSetup } from '@devplat/test/topology';
 import { startWebhookReceiver, type WebhookReceiver } from '@devplat/test/webhook-receiver';
 import { dropDatabase, prepareDatabase, startTopology, type Topology } from '@devplat/topology';
 import type { LoadTarget } from './load.ts';
@@ -77,28 +77,11 @@ export async function startSoakPlatform(mode: RedisMode, chains: number, random:
       if (existsSync(accessLog)) copyFileSync(accessLog, join(logDir, 'access.log'));
     });
     const consoleOrigin = topology.urls.Console;
-    const developer = await registerDeveloper(consoleOrigin);
-    const api = (method: string, path: string, body?: unknown) =>
-      consoleCall(consoleOrigin, method, path, { token: developer.token, body });
-    const redirectUri = 'http://127.0.0.1:9/callback';
-    const created = await api('POST', '/apps', {
-      name: 'Soak App',
-      redirect_uris: [redirectUri],
-      scopes: ['city.public.read', 'profile.basic.read'],
-      webhook_url: receiver.url,
-    });
-    if (created.status !== 201) throw new Error(`app creation failed: ${created.text}`);
-    const players = [];
-    for (let index = 0; index < chains; index++) {
-      const username = `soak-${randomBytes(5).toString('hex')}`;
-      const player = await api('POST', '/sandbox-players', {
-        username,
-        password: 'player password',
-        display_name: 'Soak',
-      });
-      if (player.status !== 201) throw new Error(`player creation failed: ${player.text}`);
-      players.push({ username, password: 'player password' });
-    }
+    const { developer, app, players } = await consoleSetup(
+      { console: consoleOrigin },
+      { webhookUrl: receiver.url, players: chains },
+    );
+    const [redirectUri] = app.app.redirectUris as [string];
     return {
       topology,
       redis,
@@ -109,8 +92,8 @@ export async function startSoakPlatform(mode: RedisMode, chains: number, random:
       target: {
         base: topology.urls['Public API'],
         console: consoleOrigin,
-        app: { clientId: created.json.app.client_id, clientSecret: created.json.client_secret, redirectUri },
-        signingSecret: created.json.app.webhook_signing_secret,
+        app: { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri },
+        signingSecret: app.signingSecret,
         developerToken: developer.token,
         players,
       },

@@ -66,16 +66,6 @@ export async function endConsents(
   return (await endSelectedConsents(tx, pairwiseSecret, selection, reason)).ended;
 }
 
-/** Ends one consent, or the one behind a grant, in a transaction of its own; false when it was not active. */
-export async function endConsent(
-  prisma: PrismaClient,
-  pairwiseSecret: string,
-  which: { consentId: string } | { grantId: string },
-  reason: RevocationReason,
-): Promise<boolean> {
-  return prisma.$transaction(async (tx) => (await endConsents(tx, pairwiseSecret, which, reason)) > 0);
-}
-
 /** Ends the consent behind a grant, in a transaction of its own: each consent this call ended, with its app's client id. */
 export async function endConsentOfGrant(
   prisma: PrismaClient,
