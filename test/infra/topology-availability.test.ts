@@ -24,6 +24,12 @@ import { decodeProtectedHeader } from 'jose';
 let topology: TestTopology;
 let setup: Awaited<ReturnType<typeof consoleSetup>>;
 const loops = 4;
+/**
+ * Each loop starts a round at most this often: about 160 requests/s in all, dense enough that every
+ * drain and kill meets requests in flight, without the load starving the machine (unpaced, it took
+ * both cores, and the other test file running beside it, to itself).
+ */
+const roundMs = 100;
 
 /** Each loop, as one app would: a token, /cities with it, /me and a refresh with its player's tokens. */
 function mixedLoad() {
@@ -42,6 +48,7 @@ function mixedLoad() {
     setup.players.slice(0, loops).map(async (player) => {
       let user = await allowOverHttp(topology.base, setup.app, player);
       while (running) {
+        const started = Date.now();
         const issued = await attempt('token', () =>
           call(topology.base, '/oauth/token', form({ grant_type: 'client_credentials' })),
         );
@@ -54,6 +61,7 @@ function mixedLoad() {
         if (refreshed) {
           user = { ...user, accessToken: refreshed.json.access_token, refreshToken: refreshed.json.refresh_token };
         }
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, roundMs - (Date.now() - started))));
       }
     }),
   );

@@ -2,7 +2,9 @@
 // and the migration command, each as a real process.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -81,19 +83,21 @@ describe('the one-process platform on embedded defaults', () => {
   });
 
   test('a port already in use is reported in one line', async () => {
-    const { env } = await listeners('busy');
-    const first = await startProcess(process.execPath, ['services/platform/src/main.ts'], env, ready);
+    const { port, env } = await listeners('busy');
+    // Any process may hold the port; a plain listener does it without a second embedded database.
+    const holder = createServer().listen(port, '127.0.0.1');
+    await once(holder, 'listening');
     try {
       const second = spawnSync(process.execPath, ['services/platform/src/main.ts'], {
         cwd: repoRoot,
-        env: { ...env, DATA_DIR: join(scratch, 'busy2') },
+        env,
         encoding: 'utf8',
         timeout: 60_000,
       });
       assert.equal(second.status, 1);
       assert.match(second.stderr, /^the platform could not start: a port is already in use/);
     } finally {
-      await first.stop();
+      holder.close();
     }
   });
 });
