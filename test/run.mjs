@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expectedSkips } from './expected-skips.ts';
+import { startImageBuild } from './runner/image-build.ts';
 import {
   defaultPatterns,
   fileLines,
@@ -91,6 +92,17 @@ const checks = [
   // cannot run beside, or that the migrate path cannot apply.
   ['migrations (expand/contract policy)', process.execPath, ['packages/db/scripts/check-migrations.ts']],
 ];
+// The container image's build starts now, beside the checks and the first test files, where the
+// file that runs the image is in the run and can run it (podman, real stores); that file waits for
+// it (test/runner/image-build.ts).
+const imageFile = 'test/infra/container-image.test.ts';
+const runsImage =
+  passes.some(({ patterns }) => patterns === defaultPatterns || patterns.includes(imageFile)) &&
+  existsSync('/usr/bin/podman') &&
+  process.env.DATABASE_URL &&
+  process.env.REDIS_URL;
+if (runsImage) env.DEVPLAT_IMAGE_BUILD = startImageBuild();
+
 let failedChecks = 0;
 for (const [name, command, args] of runChecks ? checks : []) {
   process.stdout.write(`\n▶ ${name}\n`);
