@@ -31,6 +31,24 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
 }
 
 /**
+ * stdout as production writes it: lines gathered up to 4 KiB per write (pino.destination's
+ * minLength) instead of a write per line, and written at least every 100 ms (its periodicFlush),
+ * so a quiet service's lines still show at once. The drain writes what is gathered before the
+ * exit (drainOnSignals); a SIGKILL loses at most the 4 KiB (docs/decisions.md). One per process:
+ * every logger of it writes through the same buffer, in order.
+ */
+export const logBuffer = { bytes: 4096, everyMs: 100 };
+
+let stdout: pino.DestinationStream | null = null;
+const bufferedStdout = () =>
+  (stdout ??= pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: logBuffer.bytes,
+    periodicFlush: logBuffer.everyMs,
+  }));
+
+/**
  * The loggers of the services one process runs (npm start), on one destination: each service's
  * lines look as they do when it runs alone. A child of a named logger would repeat its keys
  * (pino appends bindings, never replaces them), hence a root with no base bindings at all.
@@ -39,8 +57,27 @@ export function createServiceLoggers(
   level: LogLevel,
   destination?: pino.DestinationStream,
 ): (service: string) => Logger {
-  const root = pino({ level, redact, base: {} }, destination);
+  const stream = destination ?? bufferedStdout();
+  const root = pino({ level, redact, base: {} }, stream);
+  // The request line's own root, on the same stream, without redaction: every field of it is one
+  // logRequest sets (ids, method, path, status, time, error code), none can hold a secret, and
+  // redaction's wildcard paths cost more than the rest of the line (docs/decisions.md).
+  requestRoots.set(stream, pino({ level, base: {} }, stream));
   return (service) => root.child({ service, name: service });
+}
+
+/** Per destination stream, the root of its request lines. */
+const requestRoots = new WeakMap<object, Logger>();
+/** Per logger, the logger of its request lines: its bindings and level on the request root. */
+const requestLoggers = new WeakMap<Logger, Logger>();
+
+function requestLoggerOf(logger: Logger): Logger {
+  const known = requestLoggers.get(logger);
+  if (known) return known;
+  const root = requestRoots.get((logger as unknown as Record<symbol, object>)[pino.symbols.streamSym] as object);
+  const made = root ? root.child(logger.bindings(), { level: logger.level }) : logger;
+  requestLoggers.set(logger, made);
+  return made;
 }
 
 /** The status a request is logged and counted with: 499 once its client went away mid-request. */
@@ -58,7 +95,7 @@ export function logRequest(logger: Logger, ctx: Context, started: number): void 
   const { requestId, traceId, clientId, errorCode } = ctx.state;
   const status = loggedStatus(ctx);
   const aborted = status === clientClosedRequest;
-  logger.info(
+  requestLoggerOf(logger).info(
     {
       request_id: requestId,
       ...(traceId && { trace_id: traceId }),
