@@ -20,6 +20,8 @@ export interface FlowTarget {
   /** The players the flows run as, one per concurrent worker. */
   players: { username: string; password: string }[];
   backend: string;
+  /** What the server runs with (servers.ts settingsOf); absent for a bare app. */
+  settings?: string;
 }
 
 /** The token endpoint's answer to a redeemed code. */

@@ -88,8 +88,9 @@ async function endpointTimes(subjects: Subjects): Promise<void> {
   const operatorToken = `devplat_admin_${randomBytes(32).toString('base64url')}`;
   const tokens = operatorTokensFile(join(dir, 'admin-tokens'));
   tokens.add('bench', 'read', operatorToken);
-  const admin = await startAdminApi({ ...stores, ADMIN_TOKENS_FILE: tokens.file, LOG_LEVEL: 'warn' });
-  const deployment = await plannedDeployment({ ...stores, LOG_LEVEL: 'warn' });
+  // Production's settings: LOG_LEVEL info (a line per request) and the rest at their defaults.
+  const admin = await startAdminApi({ ...stores, ADMIN_TOKENS_FILE: tokens.file, LOG_LEVEL: 'info' });
+  const deployment = await plannedDeployment({ ...stores, LOG_LEVEL: 'info' });
   const consoleOrigin = deployment.env.CONSOLE_URL as string;
   const consoleService = await startService('console', deployment);
   try {
@@ -104,7 +105,10 @@ async function endpointTimes(subjects: Subjects): Promise<void> {
         throw new Error(`console sign-in of ${email}: ${response.status} ${await response.text()}`);
       sessions.set(signer, ((await response.json()) as { token: string }).token);
     }
-    say(`\nEndpoints: ${samples} calls each, one at a time (ms from request to last byte)`);
+    say(
+      `\nEndpoints: ${samples} calls each, one at a time (ms from request to last byte); the console and ` +
+        'the admin API on production settings: LOG_LEVEL=info, metrics and the request log on, tracing off',
+    );
     say(`  ${''.padEnd(52)}     p50     p90     p99     max        size`);
     for (const endpoint of listEndpoints(subjects)) {
       const base = endpoint.door === 'admin' ? admin.url : `${consoleOrigin}/api`;

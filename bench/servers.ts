@@ -10,12 +10,12 @@
 //   node bench/servers.ts code <n>   the player client and token endpoint, n players
 //   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generateSigningKey, loadConfig } from '@devplat/config';
+import { type Config, generateSigningKey, loadConfig } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
@@ -52,24 +52,48 @@ export interface Target {
    * with (run.ts), so no token is ever presented twice.
    */
   refreshTokens?: string[];
+  /** What the server runs with (a platform: its log level and the rest of production's settings). */
+  settings?: string;
 }
 
 const tokenForm = 'grant_type=client_credentials';
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
+/** The Redis the servers run on, as the benchmark's header names it. */
+function redisShape(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.REDIS_CLUSTER_NODES) return 'Redis Cluster';
+  if (env.REDIS_SENTINELS) return 'Redis with Sentinel';
+  return env.REDIS_URL ? 'one Redis (REDIS_URL)' : 'the in-memory store (no Redis)';
+}
+
+/**
+ * What a benchmarked platform runs with. Production's defaults, as a Deployment without overrides
+ * has them: LOG_LEVEL info (a line per request), metrics, the request log and usage counts (always
+ * on), tracing off (no OTLP endpoint). A row without something sets it in its environment (run.ts).
+ */
+function settingsOf(config: Config): string {
+  const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  return (
+    `LOG_LEVEL=${config.logLevel}, metrics, request log and usage counts on, tracing ${tracing ? 'on' : 'off'}; ` +
+    `${redisShape()}`
+  );
+}
+
 // The whole platform on a fresh database of its own (on DATABASE_URL's server, or an in-memory
 // PGlite), dropped on exit, with a developer account in it; or, with BENCH_DATABASE_URL, on that
-// database (one npm run seed:scale filled), kept.
+// database (one npm run seed:scale filled), kept. Its log lines go to stdout, which run.ts drains
+// as a container runtime would.
 async function benchPlatform() {
   const config = loadConfig({
     ...process.env,
     ...sharedSecrets, // required with REDIS_URL, as for any process sharing state
-    LOG_LEVEL: 'warn',
     MANAGEMENT_PORT: '0',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'devplat-bench-')),
     BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
     PLAYER_CLIENT_URL: `http://127.0.0.2:${await freePort()}`,
     AUTH_INTERNAL_URL: `http://127.0.0.1:${await freePort()}`,
+    // Its own console port too: a suite runs two platforms at once (the row at warn beside).
+    CONSOLE_URL: `http://127.0.0.3:${await freePort()}`,
     MOCK_BASE_URL: `http://127.0.0.1:${await freePort()}/developer/v1`,
   });
   const database = await benchDatabase();
@@ -83,7 +107,7 @@ async function benchPlatform() {
   const account = await benchAccount(prisma);
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
-  return { running, config, prisma, account, base, backend };
+  return { running, config, prisma, account, base, backend, settings: settingsOf(config) };
 }
 
 async function benchDatabase() {
@@ -113,7 +137,7 @@ function benchApp(
 }
 
 async function token(): Promise<Target> {
-  const { prisma, account, base, backend } = await benchPlatform();
+  const { prisma, account, base, backend, settings } = await benchPlatform();
   const { app, clientSecret } = await benchApp(prisma, account.id, ['city.public.read']);
   return {
     method: 'POST',
@@ -121,6 +145,7 @@ async function token(): Promise<Target> {
     headers: { ...formHeaders, authorization: basicAuth(app.clientId, clientSecret) },
     body: tokenForm,
     backend,
+    settings,
   };
 }
 
@@ -160,7 +185,7 @@ async function sign(): Promise<Target> {
 
 // /cities with an app token and /me with a user token from a real consent.
 async function api(): Promise<Target & { me: Target; jwks: string; issuer: string }> {
-  const { running, config, prisma, account, base, backend } = await benchPlatform();
+  const { running, config, prisma, account, base, backend, settings } = await benchPlatform();
   const redirectUri = 'http://127.0.0.1:9/cb';
   const { app, clientSecret } = await benchApp(
     prisma,
@@ -201,16 +226,22 @@ async function api(): Promise<Target & { me: Target; jwks: string; issuer: strin
     url: `${base}/cities?limit=100`,
     headers: { authorization: `Bearer ${appToken}` },
     backend,
+    settings,
     // For the bare route (verify): the key set and issuer it checks this token against.
     jwks: running.urls['Internal JWKS'] as string,
     issuer: config.baseUrl.href,
-    me: { method: 'GET', url: `${base}/me`, headers: { authorization: `Bearer ${userToken}` }, backend },
+    me: { method: 'GET', url: `${base}/me`, headers: { authorization: `Bearer ${userToken}` }, backend, settings },
   };
 }
 
 /** One auth and one api process behind the gateway: each reached through it and directly. */
 async function topology(): Promise<Record<string, Target>> {
-  const running = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 0 });
+  // Each process's lines reach this one through its pipe, as a log collector reads them; counted
+  // (to stdout, where run.ts counts the other servers' lines), never kept.
+  const running = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 0 }, undefined, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
+  const settings = `LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, metrics, request log and usage counts on, tracing off; ${redisShape()}`;
   process.once('SIGTERM', async () => {
     await running.close();
     process.exit(0);
@@ -226,6 +257,7 @@ async function topology(): Promise<Record<string, Target>> {
     headers,
     body: tokenForm,
     backend,
+    settings,
   });
   const gateway = tokenAt(running.base);
   const answer = await fetch(gateway.url, { method: 'POST', headers, body: tokenForm });
@@ -235,6 +267,7 @@ async function topology(): Promise<Record<string, Target>> {
     url: `${base}/cities?limit=100`,
     headers: bearer,
     backend,
+    settings,
   });
   const only = (service: 'auth' | 'api') => replicaBase(running.of(service)[0] as Replica);
   return {
@@ -390,7 +423,7 @@ const consentRedirectUri = 'http://127.0.0.1:9/cb';
  * hashed once for all of them).
  */
 async function consentPlatform(count: number) {
-  const { running, prisma, account, base, backend } = await benchPlatform();
+  const { running, prisma, account, base, backend, settings } = await benchPlatform();
   const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
   const players = await createPlayers(prisma, account.id, count, 'Bench Player');
   const target: FlowTarget = {
@@ -402,6 +435,7 @@ async function consentPlatform(count: number) {
     authorization: basicAuth(app.clientId, clientSecret),
     players,
     backend,
+    settings,
   };
   return target;
 }
@@ -436,6 +470,7 @@ async function refresh(): Promise<Target & { shape: TokenShape }> {
     headers,
     body: 'grant_type=refresh_token',
     backend: flows.backend,
+    settings: flows.settings,
     refreshTokens: [...answers.map((each) => each.refresh_token), answer.refresh_token],
     shape: shapeOf(answer.access_token),
   };
@@ -600,4 +635,8 @@ if (!builders[mode]) {
   process.stderr.write(`usage: servers.ts ${Object.keys(builders).join('|')}\n`);
   process.exit(2);
 }
-process.stdout.write(`${JSON.stringify(await (builders[mode] as () => Promise<unknown>)())}\n`);
+// The target goes to BENCH_TARGET_FD where run.ts opened one (stdout carries the platform's log
+// lines there), else to stdout.
+const target = `${JSON.stringify(await (builders[mode] as () => Promise<unknown>)())}\n`;
+if (process.env.BENCH_TARGET_FD) writeSync(Number(process.env.BENCH_TARGET_FD), target);
+else process.stdout.write(target);

@@ -103,7 +103,6 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
   const env = {
     ...inherited,
     DEVELOPER_PLATFORM_ENVIRONMENT: 'sandbox',
-    LOG_LEVEL: 'warn',
     ...options.env,
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
