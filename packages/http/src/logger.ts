@@ -68,14 +68,19 @@ export function createServiceLoggers(
 
 /** Per destination stream, the root of its request lines. */
 const requestRoots = new WeakMap<object, Logger>();
-/** Per logger, the logger of its request lines: its bindings and level on the request root. */
+/** Per logger, the logger of its request lines: its bindings, level and log formatter on the request root. */
 const requestLoggers = new WeakMap<Logger, Logger>();
 
 function requestLoggerOf(logger: Logger): Logger {
   const known = requestLoggers.get(logger);
   if (known) return known;
-  const root = requestRoots.get((logger as unknown as Record<symbol, object>)[pino.symbols.streamSym] as object);
-  const made = root ? root.child(logger.bindings(), { level: logger.level }) : logger;
+  const own = logger as unknown as Record<symbol, unknown>;
+  const root = requestRoots.get(own[pino.symbols.streamSym] as object);
+  // Its log formatter too: a child may add fields to every line it writes (the admin API's operator).
+  const formatters = own[pino.symbols.formattersSym] as { log: (line: object) => object };
+  const made = root
+    ? root.child(logger.bindings(), { level: logger.level, formatters: { log: formatters.log } })
+    : logger;
   requestLoggers.set(logger, made);
   return made;
 }
