@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Config, generateSigningKey, loadConfig } from '@devplat/config';
+import { generateSigningKey, loadConfig } from '@devplat/config';
 import { openDatabase } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
@@ -71,10 +71,10 @@ function redisShape(env: NodeJS.ProcessEnv = process.env): string {
  * has them: LOG_LEVEL info (a line per request), metrics, the request log and usage counts (always
  * on), tracing off (no OTLP endpoint). A row without something sets it in its environment (run.ts).
  */
-function settingsOf(config: Config): string {
+function settingsOf(logLevel: string): string {
   const tracing = process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   return (
-    `LOG_LEVEL=${config.logLevel}, metrics, request log and usage counts on, tracing ${tracing ? 'on' : 'off'}; ` +
+    `LOG_LEVEL=${logLevel}, metrics, request log and usage counts on, tracing ${tracing ? 'on' : 'off'}; ` +
     `${redisShape()}`
   );
 }
@@ -107,7 +107,7 @@ async function benchPlatform() {
   const account = await benchAccount(prisma);
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
-  return { running, config, prisma, account, base, backend, settings: settingsOf(config) };
+  return { running, config, prisma, account, base, backend, settings: settingsOf(config.logLevel) };
 }
 
 async function benchDatabase() {
@@ -241,7 +241,7 @@ async function topology(): Promise<Record<string, Target>> {
   const running = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 0 }, undefined, (line) =>
     process.stdout.write(`${line}\n`),
   );
-  const settings = `LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, metrics, request log and usage counts on, tracing off; ${redisShape()}`;
+  const settings = settingsOf(process.env.LOG_LEVEL ?? 'info');
   process.once('SIGTERM', async () => {
     await running.close();
     process.exit(0);

@@ -30,7 +30,7 @@ const podman = '/usr/bin/podman';
 const tag = imageTag;
 const redisUrl = process.env.REDIS_URL?.trim() || null;
 const skip = realPostgresUrl && redisUrl ? false : 'needs a real PostgreSQL and Redis (DATABASE_URL, REDIS_URL)';
-const podmanEnv = { ...process.env, CONTAINERS_CONF: join(repoRoot, 'infra/container/containers.conf') };
+const podmanEnv = buildEnv();
 // Every container of this run is named with it: two runs on one machine never touch each other's.
 const suffix = randomBytes(4).toString('hex');
 const minutes = (n: number) => n * 60_000;

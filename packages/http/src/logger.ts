@@ -37,7 +37,7 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
  * exit (drainOnSignals); a SIGKILL loses at most the 4 KiB (docs/decisions.md). One per process:
  * every logger of it writes through the same buffer, in order.
  */
-export const logBuffer = { bytes: 4096, everyMs: 100 };
+const logBuffer = { bytes: 4096, everyMs: 100 };
 
 let stdout: pino.DestinationStream | null = null;
 const bufferedStdout = () =>
@@ -62,7 +62,7 @@ export function createServiceLoggers(
   // The request line's own root, on the same stream, without redaction: every field of it is one
   // logRequest sets (ids, method, path, status, time, error code), none can hold a secret, and
   // redaction's wildcard paths cost more than the rest of the line (docs/decisions.md).
-  requestRoots.set(stream, pino({ level, base: {} }, stream));
+  if (!requestRoots.has(stream)) requestRoots.set(stream, pino({ level, base: {} }, stream));
   return (service) => root.child({ service, name: service });
 }
 
