@@ -2,6 +2,7 @@ import type { LogLevel } from '@devplat/config';
 import type { Context } from 'koa';
 import { type Logger, pino } from 'pino';
 import { clientClosedRequest, requestCutOff } from './errors.ts';
+import { type GatheredLines, linesPerTurn } from './stdout-lines.ts';
 
 export type { Logger };
 
@@ -30,23 +31,9 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
   return createServiceLoggers(level, destination)(name);
 }
 
-/**
- * stdout as production writes it: lines gathered up to 4 KiB per write (pino.destination's
- * minLength) instead of a write per line, and written at least every 100 ms (its periodicFlush),
- * so a quiet service's lines still show at once. The drain writes what is gathered before the
- * exit (drainOnSignals); a SIGKILL loses at most the 4 KiB (docs/decisions.md). One per process:
- * every logger of it writes through the same buffer, in order.
- */
-const logBuffer = { bytes: 4096, everyMs: 100 };
-
-let stdout: pino.DestinationStream | null = null;
-const bufferedStdout = () =>
-  (stdout ??= pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: logBuffer.bytes,
-    periodicFlush: logBuffer.everyMs,
-  }));
+/** stdout, one per process: every logger of it writes through it, in order (stdout-lines.ts). */
+let stdout: GatheredLines | null = null;
+const gatheredStdout = () => (stdout ??= linesPerTurn());
 
 /**
  * The loggers of the services one process runs (npm start), on one destination: each service's
@@ -57,7 +44,7 @@ export function createServiceLoggers(
   level: LogLevel,
   destination?: pino.DestinationStream,
 ): (service: string) => Logger {
-  const stream = destination ?? bufferedStdout();
+  const stream = destination ?? gatheredStdout();
   const root = pino({ level, redact, base: {} }, stream);
   // The request line's own root, on the same stream, without redaction: every field of it is one
   // logRequest sets (ids, method, path, status, time, error code), none can hold a secret, and

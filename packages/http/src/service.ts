@@ -131,27 +131,10 @@ async function drainAll(
 /**
  * The entry point's signal handling: SIGTERM drains (with the delay), SIGINT too but at once (a
  * person at a terminal), and a second SIGINT exits at once. Exits 0 when everything finished, else 1.
+ * The exit writes the log lines its last turn gathered (stdout-lines.ts).
  */
-/**
- * Writes the buffered log lines (logger.ts) as an ordinary write, waiting at most a second: where
- * stdout's reader is gone, that write fails once and pino stops writing, whereas the exit's own
- * synchronous flush would retry a broken pipe for ever.
- */
-function flushLines(logger: Logger): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 1_000);
-    logger.flush(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
 export function drainOnSignals(service: RunningService, logger: Logger): void {
-  const finish = async (outcome: DrainOutcome) => {
-    await flushLines(logger);
-    process.exit(outcome.cut.length ? 1 : 0);
-  };
+  const finish = (outcome: DrainOutcome) => process.exit(outcome.cut.length ? 1 : 0);
   let interrupted = false;
   process.once('SIGTERM', () => void service.drain({ delay: true }).then(finish));
   process.on('SIGINT', () => {
