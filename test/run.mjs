@@ -126,6 +126,14 @@ if (!existsSync('/usr/bin/chromium') && !process.env.CHROMIUM_PATH) {
     );
 }
 
+// Every test database on PostgreSQL is a copy of one template, migrated and seeded once
+// (test/support/database-template.ts): made here, before any test file starts.
+if (process.env.DATABASE_URL?.trim()) {
+  const made = spawnSync(process.execPath, ['test/runner/database-templates.ts'], { cwd: root, stdio: 'inherit', env });
+  if (made.status !== 0)
+    process.stdout.write("✖ the test databases' template could not be made: each file tries again\n");
+}
+
 const stores =
   `${process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite'}` +
   ` and ${process.env.REDIS_URL ? 'Redis (REDIS_URL)' : 'the in-memory store'}`;

@@ -1,9 +1,10 @@
-// A fresh, migrated and seeded database for one test file: a new database on the PostgreSQL
-// server of DATABASE_URL when it is set (CI), an in-memory PGlite otherwise.
+// A fresh, migrated and seeded database for one test file: on the PostgreSQL server of
+// DATABASE_URL when it is set (CI), a copy of the template migrated and seeded once
+// (database-template.ts); an in-memory PGlite otherwise, migrated here.
 import { randomBytes } from 'node:crypto';
 import { applyMigrations, type Database, openDatabase } from '@devplat/db';
 import { seedRegistry } from '@devplat/domain/registry';
-import pg from 'pg';
+import { databaseUrl, ensureTemplates, onServer, templateName, whenUnused } from './database-template.ts';
 
 export interface TestDatabase extends Database {
   /** The URL of this test's own database, or null on PGlite. */
@@ -13,28 +14,32 @@ export interface TestDatabase extends Database {
 
 export const realPostgresUrl = process.env.DATABASE_URL?.trim() || null;
 
-async function admin<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
+/** invalid_catalog_name: the template was dropped since (another checkout's contents made theirs). */
+const noSuchDatabase = '3D000';
+
+async function copyOfTemplate(serverUrl: string, seeded: boolean): Promise<string> {
+  const name = `devplat_test_${randomBytes(6).toString('hex')}`;
+  const copy = () =>
+    onServer(serverUrl, (client) => whenUnused(client, `CREATE DATABASE ${name} TEMPLATE ${templateName(seeded)}`));
+  await ensureTemplates(serverUrl);
   try {
-    return await work(client);
-  } finally {
-    await client.end();
+    await copy();
+  } catch (error) {
+    if ((error as { code?: string }).code !== noSuchDatabase) throw error;
+    await ensureTemplates(serverUrl);
+    await copy();
   }
+  return databaseUrl(serverUrl, name);
 }
 
 export async function createTestDatabase(options: { seed?: boolean } = {}): Promise<TestDatabase> {
-  let url: string | null = null;
-  if (realPostgresUrl) {
-    const name = `devplat_test_${randomBytes(6).toString('hex')}`;
-    await admin(realPostgresUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-    const parsed = new URL(realPostgresUrl);
-    parsed.pathname = `/${name}`;
-    url = parsed.href;
-  }
+  const seeded = options.seed !== false;
+  const url = realPostgresUrl ? await copyOfTemplate(realPostgresUrl, seeded) : null;
   const database = await openDatabase({ databaseUrl: url, pgliteDir: null, poolSize: 4 });
-  await applyMigrations(database.adapter);
-  if (options.seed !== false) await seedRegistry(database.prisma);
+  if (!url) {
+    await applyMigrations(database.adapter);
+    if (seeded) await seedRegistry(database.prisma);
+  }
   return {
     ...database,
     url,
@@ -42,7 +47,7 @@ export async function createTestDatabase(options: { seed?: boolean } = {}): Prom
       await database.close();
       if (url && realPostgresUrl) {
         const name = new URL(url).pathname.slice(1);
-        await admin(realPostgresUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        await onServer(realPostgresUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
       }
     },
   };
