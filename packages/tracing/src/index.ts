@@ -6,6 +6,7 @@ export {
   sanitize,
 } from './attributes.ts';
 export { noopTracing } from './noop.ts';
-export type { Environment } from './settings.ts';
-export { startTracing, type TracingOptions } from './tracing.ts';
+export { startTracing } from './start.ts';
+export type { Environment } from './switch.ts';
+export type { TracingOptions } from './tracing.ts';
 export type { ServerTarget, SpanHandle, SqlFunction, Tracing } from './types.ts';

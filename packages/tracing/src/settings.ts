@@ -9,8 +9,9 @@ import {
   type Sampler,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
+import { type Environment, text, tracingRequested } from './switch.ts';
 
-export type Environment = Readonly<Record<string, string | undefined>>;
+export type { Environment };
 
 export interface TracingSettings {
   serviceName: string;
@@ -20,8 +21,6 @@ export interface TracingSettings {
   headers: Record<string, string>;
   sampler: Sampler;
 }
-
-const text = (env: Environment, name: string) => env[name]?.trim() || undefined;
 
 function httpUrl(value: string, variable: string): URL {
   let url: URL;
@@ -73,7 +72,7 @@ function samplerOf(env: Environment): Sampler {
 
 /** The settings, or null when tracing is off. Throws a ConfigError naming a variable that is not an http(s) URL. */
 export function tracingSettings(env: Environment, serviceName: string): TracingSettings | null {
-  if (text(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  if (!tracingRequested(env)) return null;
   const tracesUrl = tracesUrlOf(env);
   if (tracesUrl === undefined) return null;
   return {

@@ -1,5 +1,6 @@
 // Without OTEL_EXPORTER_OTLP_ENDPOINT, tracing is the pass-through: nothing wrapped, nothing sent.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -9,6 +10,28 @@ import Router from '@koa/router';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import { noopTracing, startTracing } from '../src/index.ts';
+
+// Prints every OpenTelemetry module a process loads, on stderr, as it exits.
+const recordLoads = `
+import { registerHooks } from 'node:module';
+const loaded = [];
+registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+process.on('exit', () => process.stderr.write(JSON.stringify(loaded.filter((url) => url.includes('opentelemetry')))));
+`;
+
+/** The OpenTelemetry modules a process loads that starts tracing with this environment. */
+function openTelemetryLoaded(env: Record<string, string>): string[] {
+  const index = new URL('../src/index.ts', import.meta.url).href;
+  const script = `const { startTracing } = await import(${JSON.stringify(index)});
+startTracing({ serviceName: 'loads', env: ${JSON.stringify(env)} });`;
+  const result = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(recordLoads)}`, '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  );
+  assert.equal(result.status, 0, result.stderr);
+  return JSON.parse(result.stderr) as string[];
+}
 
 describe('tracing switched off', () => {
   let receiver: OtlpReceiver;
@@ -30,6 +53,16 @@ describe('tracing switched off', () => {
       assert.equal(tracing, noopTracing, JSON.stringify(env));
       assert.equal(tracing.enabled, false);
     }
+  });
+
+  test('loads nothing of OpenTelemetry: its SDK is loaded only when tracing is on', () => {
+    assert.deepEqual(openTelemetryLoaded({}), []);
+    assert.deepEqual(openTelemetryLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SDK_DISABLED: 'true' }), []);
+    const on = openTelemetryLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    assert.ok(
+      on.some((url) => url.includes('@opentelemetry/sdk-trace')),
+      'with an endpoint, the SDK is there',
+    );
   });
 
   test('an endpoint that is not an http(s) URL is refused by name', () => {
