@@ -5,34 +5,40 @@
 // database took 1.4 CPU-seconds of the test's process and left the WASM schema engine's timer
 // keeping that process alive for ten more seconds (docs/testing.md).
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applyMigrations, openDatabase, prismaDir } from '@devplat/db';
+import { applyMigrations, openDatabase, prismaDir, readMigrations } from '@devplat/db';
 import { seedRegistry } from '@devplat/domain/registry';
+import { databaseUrlFor, dropDatabase } from '@devplat/topology/database';
 import pg from 'pg';
 
 const templatePrefix = 'devplat_template_';
 const registryLoader = new URL('../../packages/domain/src/registry/store.ts', import.meta.url);
 
-/** What a template is made of, hashed: every migration, the seed file and the seed's code. */
-function contentHash(): string {
-  const hash = createHash('sha256');
-  const migrations = join(prismaDir, 'migrations');
-  for (const name of readdirSync(migrations).sort()) {
-    hash.update(name);
-    if (name.endsWith('.toml')) hash.update(readFileSync(join(migrations, name)));
-    else hash.update(readFileSync(join(migrations, name, 'migration.sql')));
-  }
-  hash.update(readFileSync(join(prismaDir, 'seed/registry.json')));
-  hash.update(readFileSync(registryLoader));
-  return hash.digest('hex').slice(0, 16);
+export interface TemplateNames {
+  /** Every template of these contents starts so. */
+  prefix: string;
+  seeded: string;
+  /** Migrated only. */
+  bare: string;
 }
 
-const hash = contentHash();
+/** What a template is made of, hashed: the migrations the engine applies, the seed file and the seed's code. */
+async function namesOfThisCheckout(): Promise<TemplateNames> {
+  const migrations = await readMigrations();
+  const hash = createHash('sha256')
+    .update(JSON.stringify([migrations.lockfile.content, migrations.migrationDirectories]))
+    .update(await readFile(join(prismaDir, 'seed/registry.json')))
+    .update(await readFile(registryLoader))
+    .digest('hex')
+    .slice(0, 16);
+  const prefix = `${templatePrefix}${hash}_`;
+  return { prefix, seeded: `${prefix}seeded`, bare: `${prefix}bare` };
+}
 
-/** The template's name: seeded with the registry, or migrated only. */
-export const templateName = (seeded: boolean) => `${templatePrefix}${hash}_${seeded ? 'seeded' : 'bare'}`;
+let names: Promise<TemplateNames> | undefined;
+export const templateNames = () => (names ??= namesOfThisCheckout());
 
 export async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -42,12 +48,6 @@ export async function onServer<T>(serverUrl: string, work: (client: pg.Client) =
   } finally {
     await client.end();
   }
-}
-
-export function databaseUrl(serverUrl: string, name: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.href;
 }
 
 const objectInUse = '55006';
@@ -70,43 +70,45 @@ export async function whenUnused(client: pg.Client, statement: string): Promise<
 }
 
 /**
- * Makes both templates on the server where they are missing. Under an advisory lock, so the test
- * files that start together build them once; each is built under a temporary name and renamed, so
- * a template that exists is whole. Templates of other contents are dropped as it makes new ones.
+ * Makes both templates on the server where they are missing. Under an advisory lock (held until
+ * the connection ends), so the test files that start together build them once; each is built
+ * under a temporary name and renamed, so a template that exists is whole. Templates of other
+ * contents are dropped as it makes new ones.
  */
 export async function ensureTemplates(serverUrl: string): Promise<void> {
+  const { prefix, seeded, bare } = await templateNames();
   const missing = async (client: pg.Client) => {
-    const names = [templateName(true), templateName(false)];
     const { rows } = await client.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE datname = ANY($1)',
-      [names],
+      [[seeded, bare]],
     );
-    return names.filter((name) => !rows.some((row) => row.datname === name));
+    return [seeded, bare].filter((name) => !rows.some((row) => row.datname === name));
   };
-  await onServer(serverUrl, async (client) => {
-    if ((await missing(client)).length === 0) return;
+  const stale = await onServer(serverUrl, async (client) => {
+    if ((await missing(client)).length === 0) return [];
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [templatePrefix]);
     for (const name of await missing(client)) {
       const building = `${name}_building`;
       await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
       await client.query(`CREATE DATABASE ${building}`);
       const database = await openDatabase({
-        databaseUrl: databaseUrl(serverUrl, building),
+        databaseUrl: databaseUrlFor(serverUrl, building),
         pgliteDir: null,
         poolSize: 2,
       });
       try {
         await applyMigrations(database.adapter);
-        if (name === templateName(true)) await seedRegistry(database.prisma);
+        if (name === seeded) await seedRegistry(database.prisma);
       } finally {
         await database.close();
       }
       await whenUnused(client, `ALTER DATABASE ${building} RENAME TO ${name}`);
     }
-    const { rows: stale } = await client.query<{ datname: string }>(
+    const { rows } = await client.query<{ datname: string }>(
       "SELECT datname FROM pg_database WHERE datname LIKE 'devplat\\_template\\_%' AND datname NOT LIKE $1",
-      [`${templatePrefix}${hash}%`],
+      [`${prefix}%`],
     );
-    for (const { datname } of stale) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    return rows.map((row) => row.datname);
   });
+  for (const name of stale) await dropDatabase(serverUrl, name);
 }

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { applyMigrations, type Database, openDatabase } from '@devplat/db';
 import { seedRegistry } from '@devplat/domain/registry';
-import { databaseUrl, ensureTemplates, onServer, templateName, whenUnused } from './database-template.ts';
+import { databaseUrlFor, dropDatabase } from '@devplat/topology/database';
+import { ensureTemplates, onServer, templateNames, whenUnused } from './database-template.ts';
 
 export interface TestDatabase extends Database {
   /** The URL of this test's own database, or null on PGlite. */
@@ -17,19 +18,27 @@ export const realPostgresUrl = process.env.DATABASE_URL?.trim() || null;
 /** invalid_catalog_name: the template was dropped since (another checkout's contents made theirs). */
 const noSuchDatabase = '3D000';
 
+/** The templates, checked once per process; again only when a copy finds one gone. */
+let templatesReady: Promise<void> | undefined;
+
 async function copyOfTemplate(serverUrl: string, seeded: boolean): Promise<string> {
   const name = `devplat_test_${randomBytes(6).toString('hex')}`;
+  const names = await templateNames();
   const copy = () =>
-    onServer(serverUrl, (client) => whenUnused(client, `CREATE DATABASE ${name} TEMPLATE ${templateName(seeded)}`));
-  await ensureTemplates(serverUrl);
+    onServer(serverUrl, (client) =>
+      whenUnused(client, `CREATE DATABASE ${name} TEMPLATE ${seeded ? names.seeded : names.bare}`),
+    );
+  templatesReady ??= ensureTemplates(serverUrl);
+  await templatesReady;
   try {
     await copy();
   } catch (error) {
     if ((error as { code?: string }).code !== noSuchDatabase) throw error;
-    await ensureTemplates(serverUrl);
+    templatesReady = ensureTemplates(serverUrl);
+    await templatesReady;
     await copy();
   }
-  return databaseUrl(serverUrl, name);
+  return databaseUrlFor(serverUrl, name);
 }
 
 export async function createTestDatabase(options: { seed?: boolean } = {}): Promise<TestDatabase> {
@@ -45,10 +54,7 @@ export async function createTestDatabase(options: { seed?: boolean } = {}): Prom
     url,
     drop: async () => {
       await database.close();
-      if (url && realPostgresUrl) {
-        const name = new URL(url).pathname.slice(1);
-        await onServer(realPostgresUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-      }
+      if (url && realPostgresUrl) await dropDatabase(realPostgresUrl, new URL(url).pathname.slice(1));
     },
   };
 }

@@ -34,13 +34,11 @@ function httpUrl(value: string, variable: string): URL {
 }
 
 /**
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, or OTEL_EXPORTER_OTLP_ENDPOINT (a base URL) with
- * v1/traces appended, as the OTLP exporter specification reads them. Undefined: tracing is off.
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, or OTEL_EXPORTER_OTLP_ENDPOINT (a base URL, set
+ * whenever tracing is on) with v1/traces appended, as the OTLP exporter specification reads them.
  */
-function tracesUrlOf(env: Environment): string | undefined {
+function tracesUrlOf(env: Environment, base: string): string {
   const signal = text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const base = text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-  if (base === undefined) return undefined;
   if (signal !== undefined) return httpUrl(signal, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT').href;
   const url = httpUrl(base, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (!url.pathname.endsWith('/')) url.pathname += '/';
@@ -73,8 +71,7 @@ function samplerOf(env: Environment): Sampler {
 /** The settings, or null when tracing is off. Throws a ConfigError naming a variable that is not an http(s) URL. */
 export function tracingSettings(env: Environment, serviceName: string): TracingSettings | null {
   if (!tracingRequested(env)) return null;
-  const tracesUrl = tracesUrlOf(env);
-  if (tracesUrl === undefined) return null;
+  const tracesUrl = tracesUrlOf(env, text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') as string);
   return {
     serviceName: text(env, 'OTEL_SERVICE_NAME') ?? serviceName,
     tracesUrl,
