@@ -170,6 +170,14 @@ const perPass = results.map(
   (result) =>
     `${result.door}: ${result.passed} passed, ${result.failed} failed, ${result.skipped.length} skipped in ${duration(result.durationMs)}`,
 );
+// The failures again, last: a log read from its end (CI's) says which tests failed and why.
+for (const result of results) {
+  for (const failure of result.failures ?? []) {
+    const where = failure.file ? `${relative(root, failure.file)} › ` : '';
+    const error = failure.error.replace(/^/gm, '    ');
+    process.stdout.write(`\n✖ ${result.door}: ${where}${failure.name}\n${error}\n`);
+  }
+}
 process.stdout.write(
   `\n${failedChecks ? `${failedChecks} of ${checks.length} lint checks failed\n` : ''}` +
     `${perPass.join('; ')}\n${passed} passed, ${failed} failed, ${skipped} skipped\n`,

@@ -7,6 +7,8 @@
 // todo, and a skipped suite (whose tests are never reported), is one entry of `skipped`, with its
 // reason: test/run.mjs holds them to the list of expected skips. `slowest` names the files whose
 // top-level tests took longest (their durations summed), so a slow suite says where its time goes.
+// `failures` names each failed test with the start of its error, for the run's last lines: a CI log
+// cut to its end still says what failed and why.
 import { resolve } from 'node:path';
 import { lingerMarker } from './runner/linger-guard.mjs';
 
@@ -14,6 +16,7 @@ export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
   const skipped = [];
+  const failures = [];
   const files = new Map();
   const fileOf = (path) => {
     if (!files.has(path)) files.set(path, { reported: 0, finished: false, lingered: false, ownResult: null, ms: 0 });
@@ -42,7 +45,10 @@ export default async function* summary(source) {
     }
     if (data.file) fileOf(data.file).reported += 1;
     if (type === 'test:pass') passed += 1;
-    if (type === 'test:fail') failed += 1;
+    if (type === 'test:fail') {
+      failed += 1;
+      failures.push({ file: data.file ?? null, name: data.name, error: errorStart(data.details?.error) });
+    }
   }
   const unfinished = [];
   const lingered = [];
@@ -57,5 +63,12 @@ export default async function* summary(source) {
     .map(([file, { ms }]) => ({ file, ms }))
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 10);
-  yield JSON.stringify({ passed, failed, skipped, unfinished, lingered, slowest });
+  yield JSON.stringify({ passed, failed, skipped, unfinished, lingered, slowest, failures });
+}
+
+/** The first lines of a failed test's error: the assertion's own message, not the runner's wrapper. */
+function errorStart(error) {
+  const cause = error?.cause ?? error;
+  const text = String(cause?.message ?? cause ?? 'failed');
+  return text.trimEnd().split('\n').slice(0, 12).join('\n').slice(0, 1500);
 }

@@ -1,7 +1,7 @@
 // test/run.mjs counts honestly: a test file whose process ends before its last test (an early
 // process.exit(0), a kill) counts as failed and is named, a test cut by --test-timeout fails, a file
 // still running after its last test is ended and named, and a file that runs to its end counts its
-// tests. Each fixture runs as test/run.mjs runs the project's files.
+// tests; each failed test is named with the start of its error. Each fixture runs as test/run.mjs runs the project's files.
 import assert from 'node:assert/strict';
 import { globSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +44,7 @@ describe('the test runner counts honestly', () => {
       result.explained,
     );
     assert.match(result.output, /test timed out after 1000ms/);
+    assert.deepEqual(result.failures, [{ file: fixture('hangs'), name: 'two', error: 'test timed out after 1000ms' }]);
   });
 
   test('a file still running after its last test is ended once the bound is past, and named, its tests counted', () => {

@@ -82,6 +82,8 @@ export interface FilesRun {
   unfinished: { file: string; reported: number }[];
   /** Files the linger guard ended after their last test: something they started was left open. */
   lingered: string[];
+  /** Each failed test, with the first lines of its error. */
+  failures: { file: string | null; name: string; error: string }[];
   /** The files whose top-level tests took longest, slowest first (at most ten). */
   slowest: { file: string; ms: number }[];
   durationMs: number;
@@ -142,6 +144,7 @@ export function runTestFiles(
       skipped: [],
       unfinished: [],
       lingered: [],
+      failures: [],
       slowest: [],
       durationMs,
       output: captured,
