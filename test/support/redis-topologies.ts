@@ -169,9 +169,13 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
+/** How many replicas a master's INFO replication lists as online (past their first sync). */
+const onlineReplicas = (info: string) =>
+  info.split('\n').filter((line) => /^slave\d+:.*state=online/.test(line)).length;
+
 /**
  * A Redis Cluster of 3 masters, each with `replicasPerMaster` replicas (one by default), ready: every
- * node sees `cluster_state:ok` and every master has its replicas connected.
+ * node sees `cluster_state:ok` and every master has its replicas online.
  */
 export async function startRedisCluster({ replicasPerMaster = 1 } = {}): Promise<RedisCluster> {
   const processes = new Processes();
@@ -215,12 +219,14 @@ export async function startRedisCluster({ replicasPerMaster = 1 } = {}): Promise
       );
       return states.every((state) => state === 'ok');
     });
-    await pollUntil('3 masters, each with its replicas connected', async () => {
+    // Online, not only connected: a replica still in its first sync counts as connected, yet
+    // acknowledges no WAIT, so a durable write in those moments would be refused.
+    await pollUntil('3 masters, each with its replicas online', async () => {
       const current = await masters();
-      const connected = await Promise.all(
-        current.map(async (port) => infoField(await redisCli(port, 'INFO', 'replication'), 'connected_slaves')),
+      const online = await Promise.all(
+        current.map(async (port) => onlineReplicas(await redisCli(port, 'INFO', 'replication'))),
       );
-      return current.length === 3 && connected.every((count) => count === String(replicasPerMaster));
+      return current.length === 3 && online.every((count) => count === replicasPerMaster);
     });
     return {
       nodes: ports.map((port) => `${host}:${port}`).join(','),
