@@ -7,8 +7,10 @@
 //   node bench/servers.ts verify <api target>   a bare Koa route verifying /cities' token, writing its bytes
 //   node bench/servers.ts refresh <n>   the token endpoint's refresh_token grant, n token families minted
 //   node bench/servers.ts refresh-bare <json>   a bare route: one Redis round trip and one signature
+//   node bench/servers.ts refresh-essential <json>   the bare route plus the consent's liveness read
 //   node bench/servers.ts code <n>   the player client and token endpoint, n players
 //   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
+//   node bench/servers.ts code-essential <json>   the bare app plus the consent's transaction on Allow
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,9 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateSigningKey, loadConfig } from '@devplat/config';
-import { openDatabase } from '@devplat/db';
+import { groupCommit, openDatabase } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
+import { activeConsentIdsOfGrants, grantConsent } from '@devplat/domain/consents';
 import { listen, readForm } from '@devplat/http';
 import { startPlatform } from '@devplat/platform';
 import { createTestDatabase } from '@devplat/test/database';
@@ -107,14 +110,25 @@ async function benchPlatform() {
   const account = await benchAccount(prisma);
   const base = running.urls['Public API'] as string;
   const backend = `${running.database.kind}${config.redisUrl ? ' + Redis' : ''}`;
-  return { running, config, prisma, account, base, backend, settings: settingsOf(config.logLevel) };
+  const databaseUrl = database.url;
+  return { running, config, prisma, account, base, backend, databaseUrl, settings: settingsOf(config.logLevel) };
 }
 
+/**
+ * The platform's database, on production's connection settings (its pool and bounds, as a service
+ * opens it): a fresh test database's copy, or BENCH_DATABASE_URL's. PGlite is in the process.
+ */
 async function benchDatabase() {
-  const url = process.env.BENCH_DATABASE_URL?.trim();
-  if (!url) return createTestDatabase({ seed: true });
-  const database = await openDatabase({ databaseUrl: url, pgliteDir: null, poolSize: 4 });
-  return { ...database, url, drop: () => database.close() };
+  const kept = process.env.BENCH_DATABASE_URL?.trim();
+  const fresh = kept ? null : await createTestDatabase({ seed: true });
+  const url = kept ?? fresh?.url;
+  if (!url) return fresh as NonNullable<typeof fresh>;
+  const database = await openDatabase({ databaseUrl: url, pgliteDir: null });
+  const drop = async () => {
+    await database.close();
+    await fresh?.drop();
+  };
+  return { ...database, url, drop };
 }
 
 /** The developer account every benchmark's app belongs to. */
@@ -423,7 +437,7 @@ const consentRedirectUri = 'http://127.0.0.1:9/cb';
  * hashed once for all of them).
  */
 async function consentPlatform(count: number) {
-  const { running, prisma, account, base, backend, settings } = await benchPlatform();
+  const { running, prisma, account, base, backend, settings, databaseUrl } = await benchPlatform();
   const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
   const players = await createPlayers(prisma, account.id, count, 'Bench Player');
   const target: FlowTarget = {
@@ -437,7 +451,21 @@ async function consentPlatform(count: number) {
     backend,
     settings,
   };
-  return target;
+  return { target, prisma, app, databaseUrl };
+}
+
+/** Where an essential floor does the platform's PostgreSQL work: its database, its app and players. */
+interface EssentialDatabase {
+  /** The platform's database (null on PGlite, which lives in the platform's process). */
+  databaseUrl: string | null;
+  appId: string;
+  clientId: string;
+}
+
+/** The platform's database as an essential floor opens it: production's pool and bounds. */
+function platformDatabase({ databaseUrl }: EssentialDatabase) {
+  if (!databaseUrl) throw new Error('the essential floor needs DATABASE_URL (PostgreSQL)');
+  return openDatabase({ databaseUrl, pgliteDir: null });
 }
 
 /**
@@ -445,9 +473,11 @@ async function consentPlatform(count: number) {
  * platform's real endpoints: players signed in, each consenting again and again (authorize, Allow,
  * code redeemed). One more family is refreshed once, for the shape of a refreshed access token.
  */
-async function refresh(): Promise<Target & { shape: TokenShape }> {
+async function refresh(): Promise<
+  Target & { shape: TokenShape; essential: EssentialDatabase & { grantIds: string[] } }
+> {
   const families = argument(100);
-  const flows = await consentPlatform(Math.min(families, 16));
+  const { target: flows, prisma, app, databaseUrl } = await consentPlatform(Math.min(families, 16));
   const agents = await signInAll(flows);
   const answers: TokenAnswer[] = [];
   await Promise.all(
@@ -473,6 +503,14 @@ async function refresh(): Promise<Target & { shape: TokenShape }> {
     settings: flows.settings,
     refreshTokens: [...answers.map((each) => each.refresh_token), answer.refresh_token],
     shape: shapeOf(answer.access_token),
+    essential: {
+      databaseUrl,
+      appId: app.id,
+      clientId: app.clientId,
+      grantIds: (
+        await prisma.consent.findMany({ where: { appId: app.id, status: 'active' }, select: { grantId: true } })
+      ).flatMap(({ grantId }) => (grantId ? [grantId] : [])),
+    },
   };
 }
 
@@ -483,25 +521,62 @@ async function refresh(): Promise<Target & { shape: TokenShape }> {
  */
 async function refreshBare(): Promise<Target> {
   const { families, shape } = argument<{ families: number; shape: TokenShape }>({} as never);
+  return refreshRoute(families, shape, null);
+}
+
+/**
+ * The essential refresh: the bare route plus what rule 2 requires of every refresh, the consent's
+ * liveness read in PostgreSQL: the platform's statement (activeConsentIdsOfGrants), shared by the
+ * reads that arrive together as the platform shares it (groupCommit), on the platform's database
+ * with production's pool. Each token belongs to one of the platform's live grants.
+ */
+async function refreshEssential(): Promise<Target> {
+  const { families, shape, essential } = argument<{
+    families: number;
+    shape: TokenShape;
+    essential: EssentialDatabase & { grantIds: string[] };
+  }>({} as never);
+  const { query } = await platformDatabase(essential);
+  const consentOf = groupCommit((grantIds: string[]) => activeConsentIdsOfGrants(query, grantIds), {
+    maxBatch: 100,
+    timeoutMs: query.timeoutMs,
+    dependency: 'PostgreSQL',
+  });
+  return refreshRoute(families, shape, { grantIds: essential.grantIds, consentOf });
+}
+
+/** The refresh route of both floors; with `liveness`, each refresh reads its grant's consent too. */
+async function refreshRoute(
+  families: number,
+  shape: TokenShape,
+  liveness: { grantIds: string[]; consentOf: (grantId: string) => Promise<string | null> } | null,
+): Promise<Target> {
   const store = await bareStore();
   const sign = await signerLike(shape);
   const ttl = 30 * 24 * 3600;
   const refreshTokens = Array.from({ length: families }, () => randomBytes(32).toString('base64url'));
-  const grant = JSON.stringify({ clientId: 'svc_bench', scope: shape.payload.scope });
-  await Promise.all(refreshTokens.map((token) => store.put(`rt:${token}`, grant, ttl)));
+  const grantOf = (index: number) =>
+    JSON.stringify({
+      clientId: 'svc_bench',
+      scope: shape.payload.scope,
+      grantId: liveness ? liveness.grantIds[index % liveness.grantIds.length] : undefined,
+    });
+  await Promise.all(refreshTokens.map((token, index) => store.put(`rt:${token}`, grantOf(index), ttl)));
+  const refused = (ctx: Koa.Context) => {
+    ctx.status = 400;
+    ctx.body = { error: 'invalid_grant' };
+  };
   const app = new Koa();
   app.use(async (ctx) => {
     const form = await readForm(ctx);
     if (ctx.get('Authorization') !== 'Basic eDp5' || form.grant_type !== 'refresh_token') ctx.throw(400);
     const next = randomBytes(32).toString('base64url');
     const saved = await store.move(`rt:${form.refresh_token}`, `rt:${next}`, ttl);
-    if (!saved) {
-      ctx.status = 400;
-      ctx.body = { error: 'invalid_grant' };
-      return;
-    }
+    if (!saved) return refused(ctx);
+    const grant = JSON.parse(saved) as { scope: unknown; grantId?: string };
+    if (liveness && !(grant.grantId && (await liveness.consentOf(grant.grantId)))) return refused(ctx);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await tokenAnswer(sign, next, (JSON.parse(saved) as { scope: unknown }).scope);
+    ctx.body = await tokenAnswer(sign, next, grant.scope);
   });
   const server = await listen(app.callback(), '127.0.0.1', 0);
   return {
@@ -509,19 +584,32 @@ async function refreshBare(): Promise<Target> {
     url: `${server.origin}/token`,
     headers: { ...formHeaders, authorization: 'Basic eDp5' },
     body: 'grant_type=refresh_token',
-    backend: store.backend,
+    backend: liveness ? `postgresql + ${store.backend}` : store.backend,
     refreshTokens,
   };
 }
 
 /** The authorization-code flow: `players` players to sign in, and the shape of the tokens a flow ends with. */
-async function code(): Promise<FlowTarget & { shape: TokenShape }> {
+async function code(): Promise<
+  FlowTarget & { shape: TokenShape; essential: EssentialDatabase & { playerIds: string[] } }
+> {
   const players = argument(8);
-  const flows = await consentPlatform(players + 1);
+  const { target: flows, prisma, app, databaseUrl } = await consentPlatform(players + 1);
   // One flow by a player of its own, before the load, for the shape of the access token.
   const [setup] = await signInAll(flows, flows.players.slice(players));
   const answer = await codeFlow(flows, setup as Parameters<typeof codeFlow>[1]);
-  return { ...flows, players: flows.players.slice(0, players), shape: shapeOf(answer.access_token) };
+  const playerIds = (
+    await prisma.sandboxPlayer.findMany({
+      where: { username: { in: flows.players.map((player) => player.username) } },
+      select: { id: true },
+    })
+  ).map(({ id }) => id);
+  return {
+    ...flows,
+    players: flows.players.slice(0, players),
+    shape: shapeOf(answer.access_token),
+    essential: { databaseUrl, appId: app.id, clientId: app.clientId, playerIds },
+  };
 }
 
 /**
@@ -533,6 +621,38 @@ async function code(): Promise<FlowTarget & { shape: TokenShape }> {
  */
 async function codeBare(): Promise<FlowTarget> {
   const { players, shape } = argument<{ players: number; shape: TokenShape }>({} as never);
+  return codeApp(players, shape, null);
+}
+
+/**
+ * The essential flow: the bare app plus the consent's one transaction on Allow, as the platform
+ * writes it (grantConsent: the consent receipt and its consent.granted outbox event), through
+ * Prisma on the platform's database with production's pool, for the platform's app and players.
+ */
+async function codeEssential(): Promise<FlowTarget> {
+  const { players, shape, essential } = argument<{
+    players: number;
+    shape: TokenShape;
+    essential: EssentialDatabase & { playerIds: string[] };
+  }>({} as never);
+  const { prisma } = await platformDatabase(essential);
+  const app = { id: essential.appId, clientId: essential.clientId };
+  const pairwiseSecret = randomBytes(32).toString('base64url');
+  let next = 0;
+  const consent = async (scope: string) => {
+    const playerId = essential.playerIds[next++ % essential.playerIds.length] as string;
+    const grantId = randomBytes(16).toString('base64url');
+    await grantConsent(prisma, pairwiseSecret, { app, playerId, grantId, scopes: scope.split(' ') });
+  };
+  return codeApp(players, shape, consent);
+}
+
+/** The app of both floors; with `consent`, Allow writes the consent's transaction too. */
+async function codeApp(
+  players: number,
+  shape: TokenShape,
+  consent: ((scope: string) => Promise<void>) | null,
+): Promise<FlowTarget> {
   const store = await bareStore();
   const sign = await signerLike(shape);
   const clientId = 'svc_bench';
@@ -578,8 +698,11 @@ async function codeBare(): Promise<FlowTarget> {
       if (!current?.csrf || form.csrf !== current.csrf || form.decision !== 'allow') return ctx.throw(400);
       const code = randomBytes(32).toString('base64url');
       const saved = await store.move(`authz:${form.request}`, `code:${code}`, 60);
-      const request = saved ? (JSON.parse(saved) as { redirectUri: string; state?: string; session: string }) : null;
+      const request = saved
+        ? (JSON.parse(saved) as { redirectUri: string; state?: string; scope: string; session: string })
+        : null;
       if (!request || request.session !== current.id) return ctx.throw(400);
+      await consent?.(request.scope);
       const back = new URL(request.redirectUri);
       back.searchParams.append('code', code);
       if (request.state !== undefined) back.searchParams.append('state', request.state);
@@ -614,7 +737,7 @@ async function codeBare(): Promise<FlowTarget> {
     scope: userScope,
     authorization,
     players: Array.from({ length: players }, (_, i) => ({ username: `player-${i}`, password: 'unused' })),
-    backend: store.backend,
+    backend: consent ? `postgresql + ${store.backend}` : store.backend,
   };
 }
 
@@ -627,8 +750,10 @@ const builders: Record<string, () => Promise<Target | FlowTarget | Record<string
   verify,
   refresh,
   'refresh-bare': refreshBare,
+  'refresh-essential': refreshEssential,
   code,
   'code-bare': codeBare,
+  'code-essential': codeEssential,
 };
 const mode = process.argv[2] ?? '';
 if (!builders[mode]) {
