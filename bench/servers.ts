@@ -21,7 +21,8 @@ import { generateSigningKey, loadConfig } from '@devplat/config';
 import { groupCommit, openDatabase } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
-import { activeConsentIdsOfGrants, grantConsent } from '@devplat/domain/consents';
+import { activeConsentIdsOfGrants, activeConsentsWithApp, grantConsent } from '@devplat/domain/consents';
+import { findPlayerByUsername } from '@devplat/domain/players';
 import { listen, readForm } from '@devplat/http';
 import { startPlatform } from '@devplat/platform';
 import { createTestDatabase } from '@devplat/test/database';
@@ -462,6 +463,12 @@ interface EssentialDatabase {
   clientId: string;
 }
 
+/** The ids of the bench's players, by their usernames (through the players' own store). */
+async function playerIdsOf(prisma: Parameters<typeof findPlayerByUsername>[0], players: { username: string }[]) {
+  const found = await Promise.all(players.map(({ username }) => findPlayerByUsername(prisma, username)));
+  return found.flatMap((player) => (player ? [player.id] : []));
+}
+
 /** The platform's database as an essential floor opens it: production's pool and bounds. */
 function platformDatabase({ databaseUrl }: EssentialDatabase) {
   if (!databaseUrl) throw new Error('the essential floor needs DATABASE_URL (PostgreSQL)');
@@ -508,8 +515,10 @@ async function refresh(): Promise<
       appId: app.id,
       clientId: app.clientId,
       grantIds: (
-        await prisma.consent.findMany({ where: { appId: app.id, status: 'active' }, select: { grantId: true } })
-      ).flatMap(({ grantId }) => (grantId ? [grantId] : [])),
+        await Promise.all(
+          (await playerIdsOf(prisma, flows.players)).map((id) => activeConsentsWithApp(prisma, id, app.clientId)),
+        )
+      ).flatMap((consents) => consents.flatMap(({ grantId }) => (grantId ? [grantId] : []))),
     },
   };
 }
@@ -598,12 +607,7 @@ async function code(): Promise<
   // One flow by a player of its own, before the load, for the shape of the access token.
   const [setup] = await signInAll(flows, flows.players.slice(players));
   const answer = await codeFlow(flows, setup as Parameters<typeof codeFlow>[1]);
-  const playerIds = (
-    await prisma.sandboxPlayer.findMany({
-      where: { username: { in: flows.players.map((player) => player.username) } },
-      select: { id: true },
-    })
-  ).map(({ id }) => id);
+  const playerIds = await playerIdsOf(prisma, flows.players);
   return {
     ...flows,
     players: flows.players.slice(0, players),
