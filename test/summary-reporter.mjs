@@ -68,7 +68,12 @@ export default async function* summary(source) {
 
 /** The first lines of a failed test's error: the assertion's own message, not the runner's wrapper. */
 function errorStart(error) {
-  const cause = error?.cause ?? error;
-  const text = String(cause?.message ?? cause ?? 'failed');
-  return text.trimEnd().split('\n').slice(0, 12).join('\n').slice(0, 1500);
+  const lines = [];
+  // The assertion's error, then what caused it (a store's own error under a dependency's, say).
+  for (let cause = error?.cause ?? error, depth = 0; cause && depth < 3; cause = cause.cause, depth++) {
+    const text = String(cause.message ?? cause).trimEnd();
+    lines.push(...(depth ? [`caused by: ${text}`] : [text]).join('\n').split('\n'));
+    if (typeof cause !== 'object') break;
+  }
+  return (lines.length ? lines : ['failed']).slice(0, 12).join('\n').slice(0, 1500);
 }
