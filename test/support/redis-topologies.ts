@@ -173,6 +173,17 @@ export interface RedisCluster {
 const onlineReplicas = (info: string) =>
   info.split('\n').filter((line) => /^slave\d+:.*state=online/.test(line)).length;
 
+/** A node's CLUSTER NODES as a map of the slots: each master's address and slot ranges, sorted. */
+const slotMap = (nodes: string) =>
+  nodes
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((fields) => (fields[2] ?? '').includes('master'))
+    .map((fields) => `${(fields[1] ?? '').split('@')[0]} ${fields.slice(8).join(' ')}`)
+    .sort()
+    .join('\n');
+
 /**
  * A Redis Cluster of 3 masters, each with `replicasPerMaster` replicas (one by default), ready: every
  * node sees `cluster_state:ok` and every master has its replicas online.
@@ -227,6 +238,12 @@ export async function startRedisCluster({ replicasPerMaster = 1 } = {}): Promise
         current.map(async (port) => onlineReplicas(await redisCli(port, 'INFO', 'replication'))),
       );
       return current.length === 3 && online.every((count) => count === replicasPerMaster);
+    });
+    // Every node with the same map of who serves which slots: a client that loads its map from a
+    // node still behind would send a first write to the wrong master (MOVED).
+    await pollUntil('every node with the same map of the slots', async () => {
+      const maps = await Promise.all(ports.map(async (port) => slotMap(await redisCli(port, 'CLUSTER', 'NODES'))));
+      return maps.every((map) => map === maps[0]);
     });
     return {
       nodes: ports.map((port) => `${host}:${port}`).join(','),
