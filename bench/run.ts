@@ -245,6 +245,16 @@ function ratio(part: Measured, whole: Measured): string {
   return `${percent(mean(part), mean(whole))} (rounds: ${spread})`;
 }
 
+/** The rows of a suite measured as bare, then essential where it ran, then the platform. */
+function floorRows(measured: Measured[]) {
+  const byName = (name: string) => measured.find((m) => m.name === name);
+  return {
+    bareRow: byName('bare') as Measured,
+    essentialRow: byName('essential'),
+    platformRow: byName('platform') as Measured,
+  };
+}
+
 // The servers inherit this process's environment, BENCH_REDIS's settings included.
 const redis = await benchRedis(process.env.BENCH_REDIS);
 if (redis) Object.assign(process.env, redis.env);
@@ -336,9 +346,7 @@ try {
       ? await start('refresh-essential', { families, shape: platform.shape, essential: platform.essential })
       : undefined;
     const measured = (await measure({ bare, ...(essential && { essential }), platform })) as Measured[];
-    const [bareRow, essentialRow, platformRow] = essential
-      ? (measured as [Measured, Measured, Measured])
-      : [measured[0] as Measured, undefined, measured[1] as Measured];
+    const { bareRow, essentialRow, platformRow } = floorRows(measured);
     process.stdout.write(
       `refresh_token grant, ${families} token families each, ${header}\n${settingsLines(measured)}${roundLines(measured)}` +
         `${measured.map((m) => line(m)).join('\n')}\n` +
@@ -358,9 +366,7 @@ try {
       ? ((await start('code-essential', { ...floor, essential: platform.essential })) as unknown as FlowTarget)
       : undefined;
     const measured = await measureFlows({ bare, ...(essential && { essential }), platform });
-    const [bareRow, essentialRow, platformRow] = essential
-      ? (measured as [Measured, Measured, Measured])
-      : [measured[0] as Measured, undefined, measured[1] as Measured];
+    const { bareRow, essentialRow, platformRow } = floorRows(measured);
     const p99 = median(platformRow.rounds.map((round) => round.p99));
     process.stdout.write(
       `authorization-code flows (consent screen, Allow, token; PKCE S256; signed-in players), ` +

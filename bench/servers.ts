@@ -469,6 +469,17 @@ async function playerIdsOf(prisma: Parameters<typeof findPlayerByUsername>[0], p
   return found.flatMap((player) => (player ? [player.id] : []));
 }
 
+/** The grants behind the players' active consents with the app (through the consents' own store). */
+async function liveGrantIds(
+  prisma: Parameters<typeof activeConsentsWithApp>[0],
+  clientId: string,
+  players: { username: string }[],
+) {
+  const ids = await playerIdsOf(prisma, players);
+  const consents = (await Promise.all(ids.map((id) => activeConsentsWithApp(prisma, id, clientId)))).flat();
+  return consents.flatMap(({ grantId }) => (grantId ? [grantId] : []));
+}
+
 /** The platform's database as an essential floor opens it: production's pool and bounds. */
 function platformDatabase({ databaseUrl }: EssentialDatabase) {
   if (!databaseUrl) throw new Error('the essential floor needs DATABASE_URL (PostgreSQL)');
@@ -514,11 +525,7 @@ async function refresh(): Promise<
       databaseUrl,
       appId: app.id,
       clientId: app.clientId,
-      grantIds: (
-        await Promise.all(
-          (await playerIdsOf(prisma, flows.players)).map((id) => activeConsentsWithApp(prisma, id, app.clientId)),
-        )
-      ).flatMap((consents) => consents.flatMap(({ grantId }) => (grantId ? [grantId] : []))),
+      grantIds: await liveGrantIds(prisma, app.clientId, flows.players),
     },
   };
 }

@@ -72,7 +72,7 @@ function errorStart(error) {
   // The assertion's error, then what caused it (a store's own error under a dependency's, say).
   for (let cause = error?.cause ?? error, depth = 0; cause && depth < 3; cause = cause.cause, depth++) {
     const text = String(cause.message ?? cause).trimEnd();
-    lines.push(...(depth ? [`caused by: ${text}`] : [text]).join('\n').split('\n'));
+    lines.push(...(depth ? `caused by: ${text}` : text).split('\n'));
     if (typeof cause !== 'object') break;
   }
   return (lines.length ? lines : ['failed']).slice(0, 12).join('\n').slice(0, 1500);
