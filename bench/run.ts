@@ -12,11 +12,17 @@
 //                                                                     token) vs a bare app with the same requests,
 //                                                                     and the same plus the consent's transaction
 //   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
+//   npm run bench:revoke -- [seconds=6] [connections=10] [rounds=5]   RFC 7009 revocations of app tokens
+//   npm run bench:scale -- [seconds=6] [connections=10] [rounds=5]    one auth and api process against two,
+//                                                                     through the gateway
+// Every row prints what it served per second of one core: its successes over the CPU seconds its
+// server's processes (with a topology's replicas and gateway) used during its rounds.
 // BENCH_REDIS=cluster or sentinel runs the servers on such a Redis, started on loopback (bench/redis.ts).
 // BENCH_DATABASE_URL runs the platform on that database (a seeded one: npm run seed:scale), kept.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { treeCpuSeconds } from './cpu.ts';
 import { codeFlow, FlowRefused, type FlowTarget, signInAll } from './flows.ts';
 import { benchRedis } from './redis.ts';
 import type { Target } from './servers.ts';
@@ -26,6 +32,8 @@ const seconds = Number(secondsArg ?? 6);
 const connections = Number(connectionsArg ?? ({ api: 50, code: 8 } as Record<string, number>)[suite] ?? 10);
 const rounds = Number(roundsArg ?? 5);
 const servers = new URL('./servers.ts', import.meta.url).pathname;
+/** BENCH_PROFILE=<dir>: every server writes a V8 CPU profile there when it stops (bench/profile.ts reads them). */
+const profiling = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
 interface Server {
   child: ChildProcess;
@@ -40,7 +48,7 @@ interface Server {
  * is read and counted as a container runtime reads it, never left to fill its pipe.
  */
 async function startServer(mode: string, argument?: unknown, env: Record<string, string> = {}): Promise<Server> {
-  const args = argument === undefined ? [servers, mode] : [servers, mode, JSON.stringify(argument)];
+  const args = [...profiling, servers, mode, ...(argument === undefined ? [] : [JSON.stringify(argument)])];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
     env: { ...productionEnv(), ...env, BENCH_TARGET_FD: '3' },
@@ -80,7 +88,19 @@ const load = (target: Target, duration: number) =>
     headers: target.headers,
     body: target.body,
     ...(target.refreshTokens && { requests: [rotating(target.refreshTokens)] }),
+    ...(target.forms && { requests: [inTurn(target.forms)] }),
   });
+
+/** Each request sends the next form, from the first again once all were sent. */
+function inTurn(forms: string[]): autocannon.Request {
+  let next = 0;
+  return {
+    setupRequest: (request) => ({ ...request, body: forms[next++ % forms.length] }),
+    onResponse: (status, body) => {
+      if (status !== 200) reportOnce(`answered ${status}`, body);
+    },
+  };
+}
 
 /** The first answer of each kind that was not a success, shown once (on stderr) to say why. */
 const reported = new Set<string>();
@@ -125,12 +145,26 @@ interface Measured {
   rounds: Round[];
   /** Every request it was sent, the warm-up's included: to set its log lines against. */
   requests: number;
+  /** CPU seconds its server's processes used during its rounds (not the warm-up). */
+  cpuSeconds: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const mean = (m: Measured) => sum(m.rounds.map((round) => round.perSecond)) / m.rounds.length;
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
+
+/** Runs one round of a target, adding the CPU its server's processes used meanwhile to its row. */
+async function timed<T>(m: Measured, round: () => Promise<T>): Promise<T> {
+  const pid = serverOf.get(m.target)?.child.pid;
+  const before = pid ? treeCpuSeconds(pid) : 0;
+  const result = await round();
+  if (pid) m.cpuSeconds += treeCpuSeconds(pid) - before;
+  return result;
+}
+
+/** What a row served per second of one core: its successes over its server's CPU seconds. */
+const perCore = (m: Measured) => (m.cpuSeconds > 0 ? (mean(m) * seconds * rounds) / m.cpuSeconds : 0);
 
 /** Warms every target up (JIT, pools, caches), then loads them in turn, `rounds` times. */
 async function measure(targets: Record<string, Target>): Promise<Measured[]> {
@@ -139,11 +173,12 @@ async function measure(targets: Record<string, Target>): Promise<Measured[]> {
     target,
     rounds: [] as Round[],
     requests: 0,
+    cpuSeconds: 0,
   }));
   for (const m of measured) m.requests += (await load(m.target, 2)).requests.total;
   for (let round = 0; round < rounds; round += 1) {
     for (const m of measured) {
-      const result = await load(m.target, seconds);
+      const result = await timed(m, () => load(m.target, seconds));
       m.requests += result.requests.total;
       const { p50, p90, p99 } = result.latency;
       m.rounds.push({
@@ -210,23 +245,28 @@ async function measureFlows(targets: Record<string, FlowTarget>): Promise<Measur
       agents: await signInAll(target),
       rounds: [] as Round[],
       requests: 0,
+      cpuSeconds: 0,
     })),
   );
   for (const m of measured) await flowRound(m.target, m.agents, 2);
   for (let round = 0; round < rounds; round += 1) {
-    for (const m of measured) m.rounds.push(await flowRound(m.target, m.agents, seconds));
+    for (const m of measured) m.rounds.push(await timed(m, () => flowRound(m.target, m.agents, seconds)));
   }
   return measured;
 }
 
-/** One line per target: mean throughput over the rounds, median latencies, the worst p99. */
+/**
+ * One line per target: mean throughput over the rounds, median latencies, the worst p99, and what
+ * it served per second of one core with the cores its server's processes kept busy.
+ */
 function line(m: Measured): string {
   const of = (key: keyof Round) => m.rounds.map((round) => round[key]);
   const ms = (value: number) => `${String(value).padStart(3)} ms`;
   return (
     `${m.name.padEnd(10)} ${mean(m).toFixed(0).padStart(7)} /s   p50 ${ms(median(of('p50')))}   ` +
     `p90 ${ms(median(of('p90')))}   p99 ${ms(median(of('p99')))} (worst ${Math.max(...of('p99'))} ms)   ` +
-    `non-2xx ${sum(of('non2xx'))}   errors ${sum(of('errors'))}   (${m.target.backend})`
+    `non-2xx ${sum(of('non2xx'))}   errors ${sum(of('errors'))}   ` +
+    `per core ${perCore(m).toFixed(0)} /s (${(m.cpuSeconds / (seconds * rounds)).toFixed(2)} cores)   (${m.target.backend})`
   );
 }
 
@@ -378,6 +418,31 @@ try {
         `platform / bare (a Redis round trip per request): ${ratio(platformRow, bareRow)}; ` +
         `p99 ${p99} ms (target: under 50 ms)\n`,
     );
+  } else if (suite === 'revoke') {
+    const tokens = 20_000;
+    const measured = await measure({ platform: await start('revoke', tokens) });
+    process.stdout.write(
+      `RFC 7009 revocation of app tokens (each request another token of ${tokens.toLocaleString('en')}, ` +
+        `its jti written to the revoked list), ${header}\n${settingsLines(measured)}${roundLines(measured)}` +
+        `${measured.map((m) => line(m)).join('\n')}\n`,
+    );
+  } else if (suite === 'scale') {
+    // One auth and one api process behind the gateway, against two of each, through the gateway.
+    const one = await start('topology', 1);
+    const two = await start('topology', 2);
+    const measured = await measure({
+      'token, 1 auth': one['token via gateway'] as Target,
+      'token, 2 auth': two['token via gateway'] as Target,
+      '/cities, 1 api': one['/cities via gateway'] as Target,
+      '/cities, 2 api': two['/cities via gateway'] as Target,
+    });
+    const [token1, token2, cities1, cities2] = measured as Measured[];
+    process.stdout.write(
+      `one process of auth and of api against two, through the gateway (nginx), ${header}\n` +
+        `${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `tokens, two auth / one: ${ratio(token2 as Measured, token1 as Measured)}\n` +
+        `/cities, two api / one: ${ratio(cities2 as Measured, cities1 as Measured)}\n`,
+    );
   } else if (suite === 'topology') {
     const targets = await start('topology');
     const measured = await measure(targets);
@@ -392,7 +457,9 @@ try {
         `/cities via gateway: ${added(viaCities as Measured, directCities as Measured)}\n`,
     );
   } else {
-    process.stderr.write('usage: run.ts token|api|refresh|code|topology [seconds] [connections] [rounds]\n');
+    process.stderr.write(
+      'usage: run.ts token|api|refresh|code|revoke|topology|scale [seconds] [connections] [rounds]\n',
+    );
     process.exitCode = 2;
   }
 } finally {

@@ -56,6 +56,11 @@ export interface Target {
    * with (run.ts), so no token is ever presented twice.
    */
   refreshTokens?: string[];
+  /**
+   * Forms sent in turn, one per request, from the first again once all were sent (run.ts): the
+   * revocations, each of another token.
+   */
+  forms?: string[];
   /** What the server runs with (a platform: its log level and the rest of production's settings). */
   settings?: string;
 }
@@ -164,6 +169,30 @@ async function token(): Promise<Target> {
   };
 }
 
+/**
+ * RFC 7009 revocation of app tokens: each request revokes another token the platform issued (its
+ * jti goes on the revoked list in PostgreSQL), `argument` of them minted before the load. A token
+ * sent again once all were is revoked again: the same verification and the same statement.
+ */
+async function revoke(): Promise<Target> {
+  const tokens = argument(20_000);
+  const target = await token();
+  const minted: string[] = [];
+  const mint = async () => {
+    while (minted.length < tokens) {
+      const answer = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
+      minted.push(((await answer.json()) as { access_token: string }).access_token);
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, mint));
+  return {
+    ...target,
+    url: target.url.replace(/\/token$/, '/revoke'),
+    body: undefined,
+    forms: minted.map((each) => `token=${each}&token_type_hint=access_token`),
+  };
+}
+
 async function sign(): Promise<Target> {
   const key = generateSigningKey();
   const privateKey = await importJWK({ ...key, alg: 'EdDSA' }, 'EdDSA');
@@ -249,12 +278,19 @@ async function api(): Promise<Target & { me: Target; jwks: string; issuer: strin
   };
 }
 
-/** One auth and one api process behind the gateway: each reached through it and directly. */
+/**
+ * `argument` auth and as many api processes (one by default) behind the gateway: each reached
+ * through it, and the first of each directly.
+ */
 async function topology(): Promise<Record<string, Target>> {
+  const replicas = argument(1);
   // Each process's lines reach this one through its pipe, as a log collector reads them; counted
   // (to stdout, where run.ts counts the other servers' lines), never kept.
-  const running = await startTestTopology({}, { auth: 1, api: 1, worker: 0, console: 0 }, undefined, (line) =>
-    process.stdout.write(`${line}\n`),
+  const running = await startTestTopology(
+    {},
+    { auth: replicas, api: replicas, worker: 0, console: 0 },
+    undefined,
+    (line) => process.stdout.write(`${line}\n`),
   );
   const settings = settingsOf(process.env.LOG_LEVEL ?? 'info');
   process.once('SIGTERM', async () => {
@@ -754,6 +790,7 @@ async function codeApp(
 
 const builders: Record<string, () => Promise<Target | FlowTarget | Record<string, Target>>> = {
   token,
+  revoke,
   sign,
   api,
   hello,

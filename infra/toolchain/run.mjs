@@ -149,6 +149,8 @@ const tasks = {
   'bench:refresh': ['node', 'bench/run.ts', 'refresh'],
   'bench:code': ['node', 'bench/run.ts', 'code'],
   'bench:topology': ['node', 'bench/run.ts', 'topology'],
+  'bench:revoke': ['node', 'bench/run.ts', 'revoke'],
+  'bench:scale': ['node', 'bench/run.ts', 'scale'],
   'bench:lists': ['node', 'bench/lists.ts'],
   soak: ['node', 'bench/soak.ts'],
   'seed:scale': ['node', 'bench/seed-scale.ts'],
