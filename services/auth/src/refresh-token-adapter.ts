@@ -21,7 +21,7 @@
 // A record of the previous release names its token in the clear; it is swapped from that name, so
 // that release's processes, which swap from it too, and this one exclude each other during a
 // rolling release, and it is written in this process's format from then on.
-import { randomBytes } from 'node:crypto';
+import { randomBase64url } from '@devplat/http';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type Payload, type StoreFamilies, usedMark } from './adapter.ts';
@@ -30,7 +30,7 @@ import { currentFacts, deferToAnswer } from './token-request.ts';
 
 /** The id of a family's refresh token: its grant, its rotation (0 for the first) and 192 random bits. */
 export function refreshTokenId(grantId: string, rotation = 0): string {
-  return `${grantId}.${rotation}.${randomBytes(24).toString('base64url')}`;
+  return `${grantId}.${rotation}.${randomBase64url(24)}`;
 }
 
 interface TokenId {

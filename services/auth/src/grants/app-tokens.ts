@@ -11,13 +11,13 @@
 // with the body already read, and the provider answers it exactly as before, refusals included.
 // The token is the one the provider would sign: the same key, header and claims (tested against
 // the provider's own in test/contract/oauth-client-credentials.test.ts).
-import { createPrivateKey, type KeyObject, randomBytes } from 'node:crypto';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { AppDirectory, UsableApp } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import { matchSecret } from '@devplat/domain/apps';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { type Logger, readBody, readyJson, sendReady } from '@devplat/http';
+import { type Logger, randomBase64url, readBody, readyJson, sendReady } from '@devplat/http';
 import type { Tracing } from '@devplat/tracing';
 import { SignJWT } from 'jose';
 import type { Context, Middleware } from 'koa';
@@ -92,7 +92,7 @@ export function appTokens({ config, secrets, apps, tracing, logger }: AppTokenDe
     const accessToken = await new SignJWT({
       env: config.environment,
       csid: secretId,
-      jti: randomBytes(32).toString('base64url'), // 43 characters, as the provider's
+      jti: randomBase64url(32), // 43 characters, as the provider's
       sub: app.clientId,
       iat: now,
       exp: now + limits.accessTokenSeconds,

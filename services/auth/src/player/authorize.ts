@@ -2,13 +2,14 @@
 // table, kept in the store while the screen is shown, and decided by the player. On Allow the
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { findUsableApp, type UsableApp } from '@devplat/apps';
 import type { Config } from '@devplat/config';
 import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { onReservedHost } from '@devplat/domain/apps';
 import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
+import { randomBase64url } from '@devplat/http';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
 
@@ -120,7 +121,7 @@ export async function validateRequest(
     }
   }
   const request: AuthorizationRequest = {
-    id: randomBytes(24).toString('base64url'),
+    id: randomBase64url(24),
     clientId,
     redirectUri,
     ...(state !== undefined ? { state } : {}),
@@ -184,7 +185,7 @@ export async function issueCode(
   grant.addResourceScope(resource, request.scopes.join(' '));
   const grantId = await grant.save();
   const code = new provider.AuthorizationCode({
-    jti: `${idFormats.authorizationCodePrefix}${randomBytes(32).toString('base64url')}`,
+    jti: `${idFormats.authorizationCodePrefix}${randomBase64url(32)}`,
     client,
     accountId: sub,
     grantId,
