@@ -48,7 +48,11 @@ interface Server {
  * is read and counted as a container runtime reads it, never left to fill its pipe.
  */
 async function startServer(mode: string, argument?: unknown, env: Record<string, string> = {}): Promise<Server> {
-  const args = [...profiling, servers, mode, ...(argument === undefined ? [] : [JSON.stringify(argument)])];
+  // A profile is named by its server's mode, its number argument and its row's difference
+  // (topology-2.cpuprofile, token-warn.cpuprofile).
+  const named = [mode, ...(typeof argument === 'number' ? [argument] : []), ...Object.values(env)];
+  const profile = profiling.length ? [...profiling, `--cpu-prof-name=${named.join('-')}.cpuprofile`] : [];
+  const args = [...profile, servers, mode, ...(argument === undefined ? [] : [JSON.stringify(argument)])];
   const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
     env: { ...productionEnv(), ...env, BENCH_TARGET_FD: '3' },

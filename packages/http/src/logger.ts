@@ -2,7 +2,7 @@ import type { LogLevel } from '@devplat/config';
 import type { Context } from 'koa';
 import { type Logger, pino } from 'pino';
 import { clientClosedRequest, requestCutOff } from './errors.ts';
-import { type GatheredLines, linesPerTurn } from './stdout-lines.ts';
+import { type GatheredLines, gatheredLines } from './stdout-lines.ts';
 
 export type { Logger };
 
@@ -33,7 +33,7 @@ export function createLogger(level: LogLevel, name: string, destination?: pino.D
 
 /** stdout, one per process: every logger of it writes through it, in order (stdout-lines.ts). */
 let stdout: GatheredLines | null = null;
-const gatheredStdout = () => (stdout ??= linesPerTurn());
+const gatheredStdout = () => (stdout ??= gatheredLines());
 
 /**
  * The loggers of the services one process runs (npm start), on one destination: each service's

@@ -131,7 +131,7 @@ async function drainAll(
 /**
  * The entry point's signal handling: SIGTERM drains (with the delay), SIGINT too but at once (a
  * person at a terminal), and a second SIGINT exits at once. Exits 0 when everything finished, else 1.
- * The exit writes the log lines its last turn gathered (stdout-lines.ts).
+ * The exit writes the log lines gathered but not yet written (stdout-lines.ts).
  */
 export function drainOnSignals(service: RunningService, logger: Logger): void {
   const finish = (outcome: DrainOutcome) => process.exit(outcome.cut.length ? 1 : 0);
