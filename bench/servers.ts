@@ -181,6 +181,7 @@ async function revoke(): Promise<Target> {
   const mint = async () => {
     while (minted.length < tokens) {
       const answer = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
+      if (!answer.ok) throw new Error(`minting a token to revoke answered ${answer.status}: ${await answer.text()}`);
       minted.push(((await answer.json()) as { access_token: string }).access_token);
     }
   };
