@@ -5,7 +5,6 @@
 // its developer, kept off the token and API paths the same way: request-log.ts.
 export { type AppDirectory, appDirectory } from './directory.ts';
 export {
-  failedAuthenticationLogKey,
   flushRequestLogEvery,
   maxPendingRecords,
   type Position,
@@ -20,7 +19,6 @@ export {
   type RequestOperation,
   type RequestRecord,
   requestLog,
-  requestLogKey,
   requestLogReader,
   requestOperations,
 } from './request-log.ts';

@@ -103,11 +103,6 @@ type Tag = 'a' | 'u';
 const keyOf = (clientId: string, tag: Tag) =>
   tag === 'a' ? `request-log:${hashTag(clientId)}` : `request-log:${hashTag(clientId)}:unauthenticated`;
 
-/** The key of an app's own calls, by its client id. */
-export const requestLogKey = (clientId: string) => keyOf(clientId, 'a');
-/** The key of the failed client authentications that claimed a client id. */
-export const failedAuthenticationLogKey = (clientId: string) => keyOf(clientId, 'u');
-
 /**
  * A place in an app's log: a stream entry's id and its stream. Entries are ordered by id, then the
  * app's stream before the other: a total order over both, so a page ends and the next begins at one.

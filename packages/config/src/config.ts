@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RedisAddress, RedisTopology } from '@devplat/kv';
+import type { RedisAddress, RedisTopology } from './redis-topology.ts';
 
 export const environments = ['sandbox', 'staging', 'production'] as const;
 export type Environment = (typeof environments)[number];

@@ -1,2 +1,3 @@
 export * from './config.ts';
+export type * from './redis-topology.ts';
 export * from './secrets.ts';

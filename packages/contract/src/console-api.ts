@@ -76,12 +76,6 @@ export interface HistoryEntryView {
   request_id: string | null;
 }
 
-/** A page of an app's or the account's history, newest first; next_cursor gives the older entries (null: no more). */
-export interface HistoryPageView {
-  data: HistoryEntryView[];
-  next_cursor: string | null;
-}
-
 /** One call of an app's request log, as the console API and `devplat logs tail` give it. */
 export interface RequestLogEntryView {
   /** Its place in the log: the cursor of the entries older than it, the Last-Event-ID of a tail. */

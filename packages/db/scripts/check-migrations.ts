@@ -1,11 +1,11 @@
 // node packages/db/scripts/check-migrations.ts [dir]: the expand/contract migration policy
-// (src/migration-policy.ts) over every migration in prisma/migrations, or in dir. A CI check:
+// (scripts/migration-policy.ts) over every migration in prisma/migrations, or in dir. A CI check:
 // prints each finding on one line and a count, and exits 1 on any finding, so a migration the
 // previous release cannot run beside, or that the migrate path cannot apply, never ships.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { checkMigrations, formatFinding, formatSummary, type MigrationSource } from '../src/migration-policy.ts';
 import { prismaDir } from '../src/paths.ts';
+import { checkMigrations, formatFinding, formatSummary, type MigrationSource } from './migration-policy.ts';
 
 function readMigrationSources(baseDir: string): MigrationSource[] {
   const directories = readdirSync(baseDir, { withFileTypes: true })

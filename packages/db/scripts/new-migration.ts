@@ -5,8 +5,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { checkMigration, formatFinding } from '../src/migration-policy.ts';
 import { diffSchemaAgainstMigrations, migrationsDir } from '../src/migrations.ts';
+import { checkMigration, formatFinding } from './migration-policy.ts';
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {

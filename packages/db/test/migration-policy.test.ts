@@ -1,4 +1,4 @@
-// The expand/contract migration policy (src/migration-policy.ts) and its CI check
+// The expand/contract migration policy (scripts/migration-policy.ts) and its CI check
 // (scripts/check-migrations.ts): prisma/migrations passes; every kind of change the previous
 // release cannot run beside fails unless the migration is a contract step, marked on both sides;
 // comments and strings never pass for SQL; and what the migrate path cannot apply (a statement
@@ -16,7 +16,7 @@ import {
   type MigrationSource,
   type PolicyRule,
   splitStatements,
-} from '../src/migration-policy.ts';
+} from '../scripts/migration-policy.ts';
 import { prismaDir } from '../src/paths.ts';
 
 const cli = fileURLToPath(new URL('../scripts/check-migrations.ts', import.meta.url));

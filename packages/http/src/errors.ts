@@ -1,34 +1,10 @@
-import type { IncomingMessage } from 'node:http';
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import type { Logger } from './logger.ts';
 import { ProblemError } from './problem.ts';
+import { RequestAbortedError } from './request-cut-off.ts';
 import { unavailableProblem } from './unavailable-log.ts';
 
 export { DependencyUnavailableError, UnstorableValueError };
-
-/**
- * The status a request whose client went away before its body arrived is logged and counted with:
- * nginx's 499 "client closed request". No client ever reads it; it keeps such requests out of the
- * 5xx (our failures) and apart from the 400s (answers a client did get).
- */
-export const clientClosedRequest = 499;
-
-/** The client ended the connection before the request's body arrived whole (readBody throws it). */
-export class RequestAbortedError extends Error {
-  constructor() {
-    super('the client closed the connection before the request body arrived');
-    this.name = 'RequestAbortedError';
-  }
-}
-
-/**
- * Whether the connection ended before the request arrived whole, the body unread or half read. Node
- * then aborts the request with ECONNRESET, whether the client closed the connection, reset it, or
- * sent bytes its parser refused (a malformed chunk: server.ts answers that one 400 itself).
- */
-export function requestCutOff(req: IncomingMessage): boolean {
-  return !req.complete && (req.errored as NodeJS.ErrnoException | null)?.code === 'ECONNRESET';
-}
 
 /**
  * A value the database cannot store that no door refused before its query (the boundary's

@@ -1,7 +1,7 @@
 import { parse } from 'node:querystring';
 import type { Context } from 'koa';
-import { RequestAbortedError, requestCutOff } from './errors.ts';
 import { ProblemError } from './problem.ts';
+import { RequestAbortedError, requestCutOff } from './request-cut-off.ts';
 
 /**
  * Reads an application/x-www-form-urlencoded body of at most `limit` bytes. Every field must

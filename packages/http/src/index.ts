@@ -13,6 +13,7 @@ export * from './management.ts';
 export * from './pages.ts';
 export * from './problem.ts';
 export * from './refusal-pages.ts';
+export * from './request-cut-off.ts';
 export * from './request-metrics.ts';
 export * from './route-table.ts';
 export * from './routes.ts';

@@ -1,7 +1,7 @@
 import type { LogLevel } from '@devplat/config';
 import type { Context } from 'koa';
 import { type Logger, pino } from 'pino';
-import { clientClosedRequest, requestCutOff } from './errors.ts';
+import { clientClosedRequest, requestCutOff } from './request-cut-off.ts';
 import { type GatheredLines, gatheredLines } from './stdout-lines.ts';
 
 export type { Logger };

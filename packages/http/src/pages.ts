@@ -6,12 +6,13 @@
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware } from 'koa';
-import { RequestAbortedError, unstorableValueProblem } from './errors.ts';
+import { unstorableValueProblem } from './errors.ts';
 import { type ForwardedTrust, forwardedTrust, type TrustedPeer } from './forwarded.ts';
 import { requestIdOf } from './headers.ts';
 import type { Html } from './html.ts';
 import { type Logger, logRequest } from './logger.ts';
 import { ProblemError } from './problem.ts';
+import { RequestAbortedError } from './request-cut-off.ts';
 import type { RequestObserver } from './request-metrics.ts';
 import { type OperationHandlers, operation } from './routes.ts';
 import { pageHeaders } from './security-headers.ts';

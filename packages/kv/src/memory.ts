@@ -104,12 +104,6 @@ export function memoryStore(): KeyValueStore {
     delete: async (keys) => {
       for (const key of keys) values.delete(key);
     },
-    addToSet: async (key, member, ttl) => {
-      const entry = live(key);
-      const set = entry?.value instanceof Set ? entry.value : new Set<string>();
-      set.add(member);
-      values.set(key, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
-    },
     appendToStreams: async (appends) => {
       for (const { key, values: added, maxLength, minTime, ttlSeconds, follows = [] } of appends) {
         const entry = live(key);

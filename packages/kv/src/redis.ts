@@ -215,7 +215,6 @@ export function redisStore(
             : await redis.xrange(sent(key), oldestOf(read), newestOf(read), 'COUNT', read.count);
         return entries.map(([id, fields]) => ({ id, value: fields[1] ?? '' }));
       }),
-    addToSet: (key, member, ttl) => guard(() => execOrThrow(addMember(redis.multi(), sent(key), member, ttl))),
     members: (key) => guard(() => redis.smembers(sent(key))),
     ping: () => guard(async () => void (await redis.ping())),
     ready: async (waitMs = timeoutMs) => {

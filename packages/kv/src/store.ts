@@ -99,8 +99,6 @@ export interface KeyValueStore {
   appendToStreams(appends: StreamAppend[]): Promise<void>;
   /** Up to `count` entries of a stream, in the read's direction; none when the key does not exist. */
   readStream(key: string, read: StreamRead): Promise<StreamEntry[]>;
-  /** Adds a member to a set, keeping the set at least ttlSeconds longer. */
-  addToSet(key: string, member: string, ttlSeconds?: number): Promise<void>;
   members(key: string): Promise<string[]>;
   /** One round trip to the store (readiness); rejects like any command when it does not answer. */
   ping(): Promise<void>;

@@ -8,7 +8,6 @@ export {
   type AuditActorType,
   type AuditFilter,
   type AuditQuery,
-  type AuditTargetType,
   appHistory,
   auditJsonLine,
   auditTargetTypes,

@@ -26,8 +26,6 @@ export const auditTargetTypes = [
   'outbox_event',
 ] as const;
 
-export type AuditTargetType = (typeof auditTargetTypes)[number];
-
 const storedTargetTypes: Record<string, string> = {
   ...Object.fromEntries(auditTargetTypes.map((type) => [type, type])),
   player: 'sandbox_player',

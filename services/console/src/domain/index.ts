@@ -9,13 +9,14 @@ import type { Metrics } from '@devplat/metrics';
 import { signInThrottle } from '@devplat/throttle';
 import { developerAccounts } from './accounts.ts';
 import { developerApiKeys } from './api-keys.ts';
-import { type DeveloperApps, developerApps } from './apps.ts';
+import { developerApps } from './apps.ts';
 import { accountHistories, appHistories } from './history.ts';
+import type { DomainParts } from './parts.ts';
 import { sandboxPlayers } from './players.ts';
 import { requestLogs } from './request-log.ts';
 import { consoleSessions } from './sessions.ts';
 import { consentTriggers } from './triggers.ts';
-import { type DeveloperWebhooks, developerWebhooks } from './webhooks.ts';
+import { developerWebhooks } from './webhooks.ts';
 
 export function consoleDomain(
   config: Config,
@@ -46,15 +47,4 @@ export function consoleDomain(
     triggers: consentTriggers(parts),
   };
 }
-/** What a domain part may be built from: the platform's stores and the parts built before it. */
-export interface DomainParts {
-  config: Config;
-  prisma: PrismaClient;
-  store: KeyValueStore;
-  pairwiseSecret: string;
-  apps: DeveloperApps;
-  webhooks: DeveloperWebhooks;
-  metrics?: Metrics;
-}
-
 export type ConsoleDomain = ReturnType<typeof consoleDomain>;

@@ -17,7 +17,7 @@ import {
 import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
 import type { AppWithSecrets } from '@devplat/domain/apps';
 import { pageLimits } from '@devplat/domain/audit';
-import type { DomainParts } from './index.ts';
+import type { DomainParts } from './parts.ts';
 import { refuse } from './rules.ts';
 
 export type { RequestLogEntryView };

@@ -15,7 +15,7 @@ import {
 import { findPlayerByUsername, findPlayerOfAccount } from '@devplat/domain/players';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
 import { waitInWords } from '@devplat/throttle';
-import type { DomainParts } from './index.ts';
+import type { DomainParts } from './parts.ts';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 import { type Rate, rateLimit } from './throttling.ts';
 

@@ -15,7 +15,7 @@
 // So a `;` may only end a statement, and a CONCURRENTLY statement is its migration's only one.
 // The SQL is lexed, never matched as text: comments, strings, quoted names and dollar-quoted
 // bodies cannot pass for keywords.
-import { isContractStep } from './schema-version.ts';
+import { isContractStep } from '../src/schema-version.ts';
 
 /** The migrations in prisma/migrations before this check existed: written before the policy. */
 export const grandfatheredMigrations: readonly string[] = [
