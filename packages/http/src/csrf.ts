@@ -1,13 +1,13 @@
 // CSRF checks of the page apps' forms. A signed-in form carries its session's token; the forms
 // before sign-in (sign-in, register) carry a double-submit token that is also in a SameSite=Strict
 // cookie. Tokens are compared in constant time.
+import { randomToken, sameSecret } from '@devplat/keys';
 import type { Context } from 'koa';
 import type { Cookie } from './cookies.ts';
-import { randomToken, sameToken } from './tokens.ts';
 
 /** True when a signed-in form carries its session's CSRF token; never without a session. */
 export function sessionFormValid(session: { csrf: string } | null | undefined, presented: string | undefined): boolean {
-  return sameToken(presented, session?.csrf);
+  return sameSecret(presented, session?.csrf);
 }
 
 export interface DoubleSubmitCsrf {
@@ -27,7 +27,7 @@ export function doubleSubmitCsrf(tokenCookie: Cookie): DoubleSubmitCsrf {
       tokenCookie.set(ctx, token);
       return token;
     },
-    valid: (ctx, presented) => sameToken(presented, tokenCookie.get(ctx)),
+    valid: (ctx, presented) => sameSecret(presented, tokenCookie.get(ctx)),
     clear: (ctx) => tokenCookie.clear(ctx),
   };
 }

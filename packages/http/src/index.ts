@@ -23,7 +23,6 @@ export * from './service.ts';
 export * from './sessions.ts';
 export type {} from './state.ts';
 export { logWindowMs } from './stdout-lines.ts';
-export * from './tokens.ts';
 export * from './tracing.ts';
 export * from './unavailable-log.ts';
 export * from './warm-up.ts';

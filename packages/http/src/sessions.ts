@@ -2,11 +2,10 @@
 // so a store dump opens nothing. Each session carries its own CSRF token for the signed-in forms
 // and an expiry. A one-time notice for the next page ("flash") is kept beside the session, never
 // written into it: a slow request must not revive a session that was ended meanwhile.
-import { createHash } from 'node:crypto';
+import { randomToken, secretHash } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type { Context } from 'koa';
 import type { Cookie } from './cookies.ts';
-import { randomToken } from './tokens.ts';
 
 /** What the site keeps in a session (who is signed in), with the session's CSRF token and expiry. */
 export type Session<Data extends object> = Data & {
@@ -43,7 +42,7 @@ export function sessionStore<Data extends object>(
 ): SessionStore<Data> {
   const tokenPattern = new RegExp(`^${tokenPrefix}[A-Za-z0-9_-]{43}$`);
   // The token's hash is the hash tag: a session and its notice share a Cluster slot.
-  const key = (token: string) => `${keyPrefix}:${hashTag(createHash('sha256').update(token).digest('hex'))}`;
+  const key = (token: string) => `${keyPrefix}:${hashTag(secretHash(token))}`;
   const noticeKey = (token: string) => `${key(token)}:notice`;
   return {
     lifetimeSeconds,

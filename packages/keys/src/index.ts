@@ -3,7 +3,19 @@
 // secret scanner recognises, kept only as a hash, matched in constant time; and the operator tokens
 // file that lists the hashes an admin listener accepts. The prefixes differ, so neither kind is
 // taken at the other's door.
-export { type KeyShape, keyHash, keyShape, matchKey, newKey } from './keys.ts';
+export {
+  type KeyShape,
+  keyShape,
+  matchesHash,
+  matchingSecret,
+  newClientSecret,
+  newKey,
+  newWebhookSigningSecret,
+  randomBase64url,
+  randomToken,
+  sameSecret,
+  secretHash,
+} from './secrets.ts';
 export {
   type OperatorRole,
   type OperatorToken,

@@ -1,5 +1,5 @@
 // The operator tokens file (ADMIN_TOKENS_FILE): one line per token, `<name> <role> <hash>`, the
-// hash being keyHash of the token, so the file holds no token and a copy of it opens nothing. `#`
+// hash being secretHash of the token, so the file holds no token and a copy of it opens nothing. `#`
 // starts a comment; blank lines are skipped. A line that cannot be read is reported by its number
 // and skipped, so one slip never locks every operator out; a report never quotes the line (it may
 // hold a token pasted in by mistake).
@@ -20,7 +20,7 @@ export const operatorNamePattern = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/;
 export interface OperatorToken {
   name: string;
   role: OperatorRole;
-  /** keyHash of the token: SHA-256, 64 lower-case hex digits. */
+  /** secretHash of the token: SHA-256, 64 lower-case hex digits. */
   hash: string;
   /** Its line in the file, for the log. */
   line: number;

@@ -6,7 +6,7 @@
 // each time it happens; a line that cannot be read is said by its number when the content changes.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { matchKey } from './keys.ts';
+import { matchesHash } from './secrets.ts';
 import { type OperatorToken, parseTokensFile } from './tokens-file.ts';
 
 /** Where the watcher reports (a pino logger fits). Never given a line's text, a hash or a token. */
@@ -80,7 +80,7 @@ export function watchTokensFile(
       if (token.length > maxTokenLength) return null;
       // Every entry is compared, so the time taken does not say which one matched.
       let found: OperatorToken | null = null;
-      for (const entry of tokens) if (matchKey(token, entry.hash) && found === null) found = entry;
+      for (const entry of tokens) if (matchesHash(token, entry.hash) && found === null) found = entry;
       return found && { name: found.name, role: found.role };
     },
     size: () => tokens.length,

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import {
-  keyHash,
   newKey,
   operatorTokenPrefix,
   parseTokensFile,
+  secretHash,
   type TokensFileLog,
   watchTokensFile,
 } from '../src/index.ts';
@@ -42,15 +42,15 @@ describe('the operator tokens file', () => {
     const text = [
       '# operators of the sandbox',
       '',
-      `alice write ${keyHash(alice)}   # on call`,
-      `   bob\tread\t${keyHash(bob)}`,
+      `alice write ${secretHash(alice)}   # on call`,
+      `   bob\tread\t${secretHash(bob)}`,
       'carol write', // too few fields
-      `dave admin ${keyHash(token())}`, // no such role
-      `erin write ${keyHash(token()).toUpperCase()}`, // not lower-case hex
-      `frank read ${keyHash(alice)}`, // alice's hash again
+      `dave admin ${secretHash(token())}`, // no such role
+      `erin write ${secretHash(token()).toUpperCase()}`, // not lower-case hex
+      `frank read ${secretHash(alice)}`, // alice's hash again
       `gina write ${alice}`, // the token itself
-      `-hank read ${keyHash(token())}`, // not a name
-      `${'i'.repeat(101)} read ${keyHash(token())}`, // too long a name
+      `-hank read ${secretHash(token())}`, // not a name
+      `${'i'.repeat(101)} read ${secretHash(token())}`, // too long a name
     ].join('\n');
     const { tokens, problems } = parseTokensFile(text);
     assert.deepEqual(
@@ -78,17 +78,17 @@ describe('the operator tokens file', () => {
   test('a watched file: tokens found by the token alone, a change taken within the poll, a missing file fails closed and is said once', async () => {
     const file = join(scratch, 'tokens');
     const [alice, bob] = [token(), token()];
-    writeFileSync(file, `alice write ${keyHash(alice)}\nbob read ${keyHash(bob)}\n`);
+    writeFileSync(file, `alice write ${secretHash(alice)}\nbob read ${secretHash(bob)}\n`);
     const { log, lines, text } = recordingLog();
     const watched = watchTokensFile(file, log, { intervalMs: 50 });
     try {
       assert.deepEqual(watched.find(alice), { name: 'alice', role: 'write' }, 'read at once, before any poll');
       assert.deepEqual(watched.find(bob), { name: 'bob', role: 'read' });
       assert.equal(watched.find(token()), null);
-      assert.equal(watched.find(keyHash(alice)), null, 'the hash is not the token');
+      assert.equal(watched.find(secretHash(alice)), null, 'the hash is not the token');
       assert.equal(watched.find('x'.repeat(10_000)), null);
 
-      writeFileSync(file, `bob read ${keyHash(bob)}\ncarol read\n`);
+      writeFileSync(file, `bob read ${secretHash(bob)}\ncarol read\n`);
       await within(2_000, () => watched.find(alice) === null);
       assert.deepEqual(watched.find(bob), { name: 'bob', role: 'read' }, 'the rest of the file still works');
       await within(2_000, () => lines.some((line) => line.fields.line === 2));
@@ -97,11 +97,11 @@ describe('the operator tokens file', () => {
       await within(2_000, () => watched.size() === 0);
       assert.equal(watched.find(bob), null);
 
-      writeFileSync(file, `alice write ${keyHash(alice)}\n`);
+      writeFileSync(file, `alice write ${secretHash(alice)}\n`);
       await within(2_000, () => watched.find(alice) !== null);
       // However many polls met the missing file, it was said once.
       assert.equal(lines.filter((line) => line.fields.error === 'ENOENT').length, 1);
-      assert.doesNotMatch(text(), new RegExp(`${alice}|${bob}|${keyHash(alice)}|${keyHash(bob)}`));
+      assert.doesNotMatch(text(), new RegExp(`${alice}|${bob}|${secretHash(alice)}|${secretHash(bob)}`));
     } finally {
       watched.close();
     }
@@ -128,13 +128,13 @@ describe('the operator tokens file', () => {
       mkdirSync(join(volume, name), { recursive: true });
       writeFileSync(join(volume, name, 'tokens'), content);
     };
-    version('..2026_11_25_first', `alice write ${keyHash(alice)}\n`);
+    version('..2026_11_25_first', `alice write ${secretHash(alice)}\n`);
     symlinkSync('..2026_11_25_first', join(volume, '..data'));
     symlinkSync('..data/tokens', join(volume, 'tokens'));
     const watched = watchTokensFile(join(volume, 'tokens'), recordingLog().log);
     try {
       assert.ok(watched.find(alice));
-      version('..2026_11_25_second', `bob write ${keyHash(bob)}\n`);
+      version('..2026_11_25_second', `bob write ${secretHash(bob)}\n`);
       symlinkSync('..2026_11_25_second', join(volume, '..data_tmp'));
       renameSync(join(volume, '..data_tmp'), join(volume, '..data'));
       rmSync(join(volume, '..2026_11_25_first'), { recursive: true });

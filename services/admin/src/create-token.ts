@@ -1,19 +1,19 @@
 // admin create-token: a new operator token for the admin API. The token is printed this once and
 // kept nowhere; the line printed with it, which goes into ADMIN_TOKENS_FILE, holds only its hash.
 import {
-  keyHash,
   newKey,
   type OperatorRole,
   operatorNamePattern,
   operatorRoles,
   operatorTokenPrefix,
+  secretHash,
 } from '@devplat/keys';
 import { type Command, usageError } from './command.ts';
 
 /** The token, then the line for the tokens file: what the command prints on stdout, in order. */
 export function operatorToken(name: string, role: OperatorRole): { token: string; line: string } {
   const token = newKey(operatorTokenPrefix);
-  return { token, line: `${name} ${role} ${keyHash(token)}` };
+  return { token, line: `${name} ${role} ${secretHash(token)}` };
 }
 
 function nameOption(value: string | boolean | undefined): string {

@@ -4,7 +4,7 @@
 // they are shaped as its hooks: the lookup is the Client model's adapter, the check replaces
 // Client.prototype.compareClientSecret (the provider would compare plaintext).
 import type { AppDirectory } from '@devplat/apps';
-import { matchSecret } from '@devplat/domain/apps';
+import { matchingSecret } from '@devplat/keys';
 import type { Tracing } from '@devplat/tracing';
 import type Provider from 'oidc-provider';
 import { currentFacts } from './token-request.ts';
@@ -50,7 +50,7 @@ export function compareHashedSecrets(provider: Provider, apps: AppDirectory, tra
       const facts = currentFacts();
       const known = facts?.app;
       const app = known?.clientId === clientId ? known : await apps.find(clientId);
-      const secret = app ? matchSecret(actual, app.secrets) : null;
+      const secret = app ? matchingSecret(actual, app.secrets) : null;
       if (!app || !secret) {
         span.set('devplat.oauth.error', 'invalid_client');
         return false;

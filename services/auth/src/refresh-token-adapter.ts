@@ -21,7 +21,7 @@
 // A record of the previous release names its token in the clear; it is swapped from that name, so
 // that release's processes, which swap from it too, and this one exclude each other during a
 // rolling release, and it is written in this process's format from then on.
-import { randomBase64url } from '@devplat/http';
+import { randomBase64url } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type Payload, type StoreFamilies, usedMark } from './adapter.ts';

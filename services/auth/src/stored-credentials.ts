@@ -12,21 +12,18 @@
 //   one keep working during a rolling release from it (docs/releasing.md).
 // Both formats are always read, and the request that found an entry remembers in which, so that its
 // consume or rotation works on the entry as it was written.
-import { createHash } from 'node:crypto';
 import type { CredentialFormat } from '@devplat/config';
+import { secretHash } from '@devplat/keys';
 import { currentRequest } from './token-request.ts';
 
 export type { CredentialFormat };
-
-/** The hex SHA-256 of a credential, as player sessions are kept. */
-export const digestOf = (credential: string): string => createHash('sha256').update(credential).digest('hex');
 
 /**
  * The name the store gives a credential in a format: in the clear, the credential itself; hashed,
  * its SHA-256 after `readable`, the part of it that is no secret (a refresh token's grant and rotation).
  */
 export const storedName = (format: CredentialFormat, credential: string, readable = ''): string =>
-  format === 'clear' ? credential : `${readable}${digestOf(credential)}`;
+  format === 'clear' ? credential : `${readable}${secretHash(credential)}`;
 
 /** The payload without its jti, nor any other member holding the credential. */
 export function withoutCredential<P extends Record<string, unknown>>(payload: P, credential: string): P {

@@ -6,10 +6,11 @@
 // here, through the consents room, so no caller can skip them.
 import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
 import type { App, AppStatus, Prisma, PrismaClient } from '@devplat/db';
+import { newClientSecret, newWebhookSigningSecret, secretHash } from '@devplat/keys';
 import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
 import { endConsents } from '../consents/end.ts';
 import { Refusal, type RefusalCode, refuse } from '../refusal.ts';
-import { hashSecret, newClientId, newClientSecret, newWebhookSigningSecret } from './credentials.ts';
+import { newClientId } from './client-ids.ts';
 import { redirectUrisProblem } from './redirect-uris.ts';
 import {
   type AppWithSecrets,
@@ -96,7 +97,7 @@ export async function createApp(
       scopes: input.scopes,
       webhookUrl: input.webhookUrl ?? null,
       webhookSigningSecret: newWebhookSigningSecret(),
-      secretHash: hashSecret(clientSecret),
+      secretHash: secretHash(clientSecret),
     });
     await recordAudit(tx, by, 'app.create', appTarget(created.id), { client_id: created.clientId });
     return created;
@@ -120,7 +121,7 @@ export async function addSecret(
     if ((await activeSecretCount(tx, appId)) >= maxActiveSecrets) {
       throw new Refusal('SECRET_LIMIT', `an app holds at most ${maxActiveSecrets} active secrets: revoke one first`);
     }
-    const secret = await insertSecret(tx, appId, hashSecret(clientSecret));
+    const secret = await insertSecret(tx, appId, secretHash(clientSecret));
     const target = { type: 'client_secret', id: secret.id, appId };
     await recordAudit(tx, by, 'secret.create', target, { client_id: app.clientId });
     return { secret, clientId: app.clientId };

@@ -15,9 +15,9 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { AppDirectory, UsableApp } from '@devplat/apps';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
-import { matchSecret } from '@devplat/domain/apps';
 import { DependencyUnavailableError } from '@devplat/errors';
-import { type Logger, randomBase64url, readBody, readyJson, sendReady } from '@devplat/http';
+import { type Logger, readBody, readyJson, sendReady } from '@devplat/http';
+import { matchingSecret, randomBase64url } from '@devplat/keys';
 import type { Tracing } from '@devplat/tracing';
 import { SignJWT } from 'jose';
 import type { Context, Middleware } from 'koa';
@@ -122,7 +122,7 @@ export function appTokens({ config, secrets, apps, tracing, logger }: AppTokenDe
       // As the provider's path answers a store it could not reach.
       throw tokenServiceUnavailable(ctx, error, logger);
     }
-    const secret = app && matchSecret(presented, app.secrets);
+    const secret = app && matchingSecret(presented, app.secrets);
     return app && secret ? { app, secretId: secret.id } : null;
   };
 

@@ -9,7 +9,7 @@ import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contra
 import type { PrismaClient } from '@devplat/db';
 import { onReservedHost } from '@devplat/domain/apps';
 import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
-import { randomBase64url } from '@devplat/http';
+import { randomBase64url } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
 

@@ -18,7 +18,7 @@ import {
 import { type Account, isUuid, type Prisma, type PrismaClient } from '@devplat/db';
 import { findAccount, lockAccount } from '@devplat/domain/accounts';
 import { type Actor, recordAudit } from '@devplat/domain/audit';
-import { keyHash, keyShape, matchKey, newKey } from '@devplat/keys';
+import { keyShape, matchesHash, newKey, secretHash } from '@devplat/keys';
 import { knownFields, refuse, requiredText } from './rules.ts';
 
 export type ApiKeyRow = Prisma.ApiKeyModel;
@@ -125,7 +125,7 @@ export function developerApiKeys(prisma: PrismaClient) {
             accountId: actor.accountId,
             name,
             scope,
-            keyHash: keyHash(key),
+            keyHash: secretHash(key),
             hint: key.slice(-4),
             createdAt: now,
             expiresAt: new Date(now.getTime() + days * dayMs),
@@ -188,8 +188,8 @@ export function developerApiKeys(prisma: PrismaClient) {
       if (!keyShape(key, apiKeyPrefix).wellFormed) {
         return { refused: `This is not an API key: an API key is ${apiKeyPrefix} followed by 43 letters and digits.` };
       }
-      const row = await prisma.apiKey.findUnique({ where: { keyHash: keyHash(key) } });
-      if (!row || !matchKey(key, row.keyHash)) {
+      const row = await prisma.apiKey.findUnique({ where: { keyHash: secretHash(key) } });
+      if (!row || !matchesHash(key, row.keyHash)) {
         return { refused: 'This API key is not valid: it is unknown, or mistyped.' };
       }
       if (row.revokedAt) return { refused: `This API key was revoked at ${whenText(row.revokedAt)}: ${makeAnother}` };

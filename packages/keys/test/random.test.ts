@@ -1,8 +1,8 @@
-// randomBase64url (src/tokens.ts): random bytes from a pool the CSPRNG refills, each byte handed
+// randomBase64url (src/secrets.ts): random bytes from a pool the CSPRNG refills, each byte handed
 // out once, so no two ids share bytes however many the pool has given.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { randomBase64url, randomToken, sameToken } from '../src/tokens.ts';
+import { randomBase64url, randomToken, sameSecret } from '../src/index.ts';
 
 test('ids are the asked length, base64url, and never repeat across many refills of the pool', () => {
   const seen = new Set<string>();
@@ -26,7 +26,7 @@ test('the bytes of consecutive ids do not overlap: no byte is handed out twice',
 test('a session token is 256 bits; tokens compare equal only to themselves', () => {
   const token = randomToken();
   assert.equal(Buffer.from(token, 'base64url').length, 32);
-  assert.equal(sameToken(token, token), true);
-  assert.equal(sameToken(token, randomToken()), false);
-  assert.equal(sameToken(token, undefined), false);
+  assert.equal(sameSecret(token, token), true);
+  assert.equal(sameSecret(token, randomToken()), false);
+  assert.equal(sameSecret(token, undefined), false);
 });
