@@ -58,6 +58,7 @@ const rooms: Record<string, Room> = {
   apps: room(appsStore, 'app', 'apps', 'apps'),
   client_secrets: room(appsStore, 'clientSecret', 'secrets', 'client_secrets'),
   accounts: room('packages/domain/src/accounts/store.ts', 'account', 'account', 'accounts', true),
+  api_keys: room('packages/domain/src/api-keys/store.ts', 'apiKey', 'apiKeys', 'api_keys'),
   // An event and its deliveries are one room: the worker's outbox pass writes both in one statement.
   outbox_events: room(eventsStore, 'outboxEvent', 'events', 'outbox_events'),
   webhook_deliveries: room(eventsStore, 'webhookDelivery', 'deliveries', 'webhook_deliveries'),
