@@ -37,11 +37,11 @@ const register: CommandSpec = {
   path: ['register'],
   summary: 'Create a developer account on the console',
   options: [
-    { name: 'email', type: 'string', value: 'email', required: true, description: 'Your e-mail address' },
+    { name: 'email', type: 'string', value: '<email>', required: true, description: 'Your e-mail address' },
     {
       name: 'display-name',
       type: 'string',
-      value: 'name',
+      value: '<name>',
       required: true,
       description: 'Your name as the console shows it',
     },
@@ -74,7 +74,7 @@ const login: CommandSpec = {
   path: ['login'],
   summary: 'Sign in to the console and keep the session',
   options: [
-    { name: 'email', type: 'string', value: 'email', required: true, description: 'Your account e-mail address' },
+    { name: 'email', type: 'string', value: '<email>', required: true, description: 'Your account e-mail address' },
     passwordStdin,
   ],
   description: [

@@ -1,8 +1,8 @@
 // apps list/create/show/edit/disable/enable/delete and secrets rotate/revoke.
+import { UsageError } from '@devplat/command-line';
 import type { AppView } from '@devplat/contract';
 import { scopeNames } from '@devplat/contract/catalogue';
 import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
-import { UsageError } from './errors.ts';
 import { type Output, orDash, when } from './output.ts';
 import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
@@ -77,21 +77,21 @@ const create: CommandSpec = {
     {
       name: 'name',
       type: 'string',
-      value: 'name',
+      value: '<name>',
       required: true,
       description: 'The name players see on the consent screen',
     },
     {
       name: 'redirect-uri',
       type: 'string',
-      value: 'uri',
+      value: '<uri>',
       multiple: true,
       description: 'Where players return after the consent screen (up to five)',
     },
     {
       name: 'scope',
       type: 'string',
-      value: 'scope',
+      value: '<scope>',
       multiple: true,
       choices: scopeNames,
       description: `A scope the app may ask for: ${scopeNames.join(' or ')}`,
@@ -99,7 +99,7 @@ const create: CommandSpec = {
     {
       name: 'webhook-url',
       type: 'string',
-      value: 'url',
+      value: '<url>',
       description: 'An https endpoint for consent.granted and consent.revoked events',
     },
   ],
@@ -164,11 +164,11 @@ const edit: CommandSpec = {
   summary: "Change an app's name, redirect URIs or scopes; its client id stays",
   args: [clientId],
   options: [
-    { name: 'name', type: 'string', value: 'name', description: 'The name players see on the consent screen' },
+    { name: 'name', type: 'string', value: '<name>', description: 'The name players see on the consent screen' },
     {
       name: 'redirect-uri',
       type: 'string',
-      value: 'uri',
+      value: '<uri>',
       multiple: true,
       description: 'The redirect URIs, all of them (up to five): they replace the current list',
     },
@@ -176,7 +176,7 @@ const edit: CommandSpec = {
     {
       name: 'scope',
       type: 'string',
-      value: 'scope',
+      value: '<scope>',
       multiple: true,
       choices: scopeNames,
       description: 'The scopes, all of them: they replace the current list',
@@ -259,7 +259,7 @@ const setWebhook: CommandSpec = {
   summary: "Set or remove an app's webhook URL",
   args: [clientId],
   options: [
-    { name: 'url', type: 'string', value: 'url', description: 'The https endpoint for consent events' },
+    { name: 'url', type: 'string', value: '<url>', description: 'The https endpoint for consent events' },
     { name: 'remove', type: 'boolean', description: 'Remove the webhook URL: no more events are sent' },
   ],
   examples: ['devplat apps set-webhook svc_... --url https://example.com/hooks/consent'],

@@ -1,34 +1,10 @@
-// What a command is: its words, arguments and options (from which the parser, the help and the
-// completion scripts are all made), and the function that runs it.
+// What a devplat command runs with (its context), devplat's global options and its command groups;
+// the command table's shape is the one both command lines share (@devplat/command-line).
+import type { ArgumentSpec, OptionSpec, OptionValues, CommandSpec as Spec } from '@devplat/command-line';
 import type { ConsoleClient } from './console-client.ts';
 import type { Io } from './io.ts';
 import type { Output } from './output.ts';
 import type { ActiveSession, SessionOptions } from './session.ts';
-
-export interface OptionSpec {
-  name: string;
-  short?: string;
-  type: 'string' | 'boolean';
-  /** May be given more than once; the values arrive as a list. */
-  multiple?: boolean;
-  required?: boolean;
-  /** The placeholder in usage lines, e.g. "email" for --email <email>. */
-  value?: string;
-  /** The only values accepted (also offered by shell completion). */
-  choices?: readonly string[];
-  description: string;
-}
-
-export interface ArgumentSpec {
-  name: string;
-  description: string;
-  /** Takes any number of words, none included (only as the last argument). */
-  variadic?: boolean;
-  /** Values offered by shell completion. */
-  choices?: readonly string[];
-}
-
-export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface CommandContext {
   /** Positional arguments by name. */
@@ -53,24 +29,17 @@ export interface CommandContext {
   commands: readonly CommandSpec[];
 }
 
-export interface CommandSpec {
-  /** The words that name it, e.g. ["apps", "create"]. */
-  path: string[];
-  summary: string;
-  /** Paragraphs shown under the usage in `--help`. */
-  description?: string[];
-  args?: ArgumentSpec[];
-  options?: OptionSpec[];
-  examples?: string[];
-  run(context: CommandContext): Promise<void>;
-}
+/** A devplat command: the shared command table's shape, run with devplat's context. */
+export type CommandSpec = Spec<CommandContext>;
+
+export type { ArgumentSpec, OptionSpec, OptionValues };
 
 export const globalOptions: OptionSpec[] = [
   { name: 'json', type: 'boolean', description: "Machine output: the API's JSON on stdout, errors as Problem JSON" },
   {
     name: 'console-url',
     type: 'string',
-    value: 'url',
+    value: '<url>',
     description: 'The developer console (env DEVPLAT_CONSOLE_URL, default http://127.0.0.3:8082)',
   },
   {
@@ -92,4 +61,4 @@ export const groups: Record<string, string> = {
   logs: "Your apps' request log: tail it live",
 };
 
-export const commandName = (spec: CommandSpec) => spec.path.join(' ');
+export { commandName } from '@devplat/command-line';

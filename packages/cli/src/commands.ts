@@ -1,9 +1,9 @@
 // The command table: every command devplat knows, in the order help lists them.
+import { UsageError } from '@devplat/command-line';
 import { accountCommands } from './account-commands.ts';
 import { appCommands } from './app-commands.ts';
 import { type CommandSpec, groups } from './command.ts';
 import { bashCompletion, zshCompletion } from './completion.ts';
-import { UsageError } from './errors.ts';
 import { commandHelp, groupHelp, overviewHelp } from './help.ts';
 import { keyCommands } from './key-commands.ts';
 import { listenCommand } from './listen-command.ts';

@@ -1,6 +1,7 @@
 // The ways a command can end other than success. Each carries its exit code and a Problem-shaped
 // body, so --json prints the same kind of object on stderr whether the console refused or the CLI
-// itself could not go on.
+// itself could not go on. A command line that cannot run is the UsageError both command lines share
+// (@devplat/command-line): exit 2, its Problem made by usageProblem.
 
 export const exitCodes = { ok: 0, failure: 1, usage: 2, notSignedIn: 3, interrupted: 130 } as const;
 
@@ -21,6 +22,9 @@ export function localProblem(code: string, title: string, detail: string): Probl
   return { type: `urn:developer-platform:cli:${slug}`, title, detail, code };
 }
 
+/** The Problem of a usage error: code USAGE_ERROR. */
+export const usageProblem = (detail: string): Problem => localProblem('USAGE_ERROR', 'Usage error', detail);
+
 export class CliError extends Error {
   readonly exitCode: number;
   readonly problem: Problem;
@@ -31,16 +35,6 @@ export class CliError extends Error {
     this.exitCode = exitCode;
     this.problem = problem;
     this.hints = hints;
-  }
-}
-
-/** A command line that cannot run: unknown command or option, missing argument (exit 2). */
-export class UsageError extends CliError {
-  /** The words of the command whose usage to print, when one was recognised. */
-  readonly commandPath: string[];
-  constructor(detail: string, commandPath: string[] = []) {
-    super(exitCodes.usage, localProblem('USAGE_ERROR', 'Usage error', detail));
-    this.commandPath = commandPath;
   }
 }
 

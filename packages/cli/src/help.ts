@@ -1,65 +1,23 @@
-// Help texts, all made from the command table: the overview, a group's, a command's, and the short
-// usage printed after a usage error.
-import { type CommandSpec, commandName, globalOptions, groups, type OptionSpec } from './command.ts';
-import { alignColumns } from './output.ts';
+// Help texts, all made from the command table with the parts both command lines share
+// (@devplat/command-line): the overview, a group's, a command's, and the short usage printed after
+// a usage error.
+import { alignColumns, argumentRows, optionRows, usageLine as sharedUsageLine, wrap } from '@devplat/command-line';
+import { type CommandSpec, commandName, globalOptions, groups } from './command.ts';
 
 const bin = 'devplat';
 
-function optionLabel(option: OptionSpec): string {
-  const name = `${option.short ? `-${option.short}, ` : ''}--${option.name}`;
-  return option.type === 'string' ? `${name} <${option.value ?? 'value'}>` : name;
-}
-
-function optionUsage(option: OptionSpec): string {
-  const text = option.type === 'string' ? `--${option.name} <${option.value ?? 'value'}>` : `--${option.name}`;
-  if (option.required) return option.multiple ? `${text}...` : text;
-  return option.multiple ? `[${text}]...` : `[${text}]`;
-}
-
-function usageLine(spec: CommandSpec): string {
-  const args = (spec.args ?? []).map((arg) => (arg.variadic ? `[${arg.name}...]` : `<${arg.name}>`));
-  const options = (spec.options ?? []).map(optionUsage);
-  return [bin, ...spec.path, ...args, ...options].join(' ');
-}
-
-/** A paragraph broken into lines of at most `width` characters. */
-function wrap(paragraph: string, width = 100): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of paragraph.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  return line ? [...lines, line] : lines;
-}
+const usageLine = (spec: CommandSpec) => sharedUsageLine(bin, spec);
 
 function section(title: string, lines: string[]): string[] {
   return lines.length ? ['', title, ...lines.map((line) => `  ${line}`)] : [];
 }
-
-const optionRows = (options: OptionSpec[]) =>
-  alignColumns(
-    options.map((option) => [
-      optionLabel(option),
-      option.description + (option.multiple ? ' (repeatable)' : '') + (option.required ? ' (required)' : ''),
-    ]),
-  );
 
 /** USAGE, ARGUMENTS and OPTIONS: what a usage error prints. */
 export function usageText(spec: CommandSpec): string {
   return [
     'USAGE',
     `  ${usageLine(spec)}`,
-    ...section(
-      'ARGUMENTS',
-      alignColumns(
-        (spec.args ?? []).map((arg) => [arg.variadic ? `[${arg.name}...]` : `<${arg.name}>`, arg.description]),
-      ),
-    ),
+    ...section('ARGUMENTS', argumentRows(spec.args ?? [])),
     ...section('OPTIONS', optionRows(spec.options ?? [])),
     '',
   ].join('\n');

@@ -1,9 +1,9 @@
 // devplat keys create/list/revoke: API keys for scripts and CI (issue 29 item 2). Only a signed-in
 // session may manage keys, so these pass over DEVPLAT_API_KEY and --api-key-stdin. The key is
 // printed once, by create; nothing else ever shows it.
+import { UsageError } from '@devplat/command-line';
 import { type ApiKeyView, apiKeyLimits, apiKeyScopes, type CreatedApiKeyView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { UsageError } from './errors.ts';
 import { when } from './output.ts';
 
 const sessionOnly = { sessionOnly: true };
@@ -29,14 +29,14 @@ const create: CommandSpec = {
     {
       name: 'name',
       type: 'string',
-      value: 'name',
+      value: '<name>',
       required: true,
       description: 'What the key is for, e.g. "CI deploy"',
     },
     {
       name: 'scope',
       type: 'string',
-      value: 'scope',
+      value: '<scope>',
       required: true,
       choices: apiKeyScopes,
       description: 'read: GET calls only, no webhook signing secret; write: also changes',
@@ -44,7 +44,7 @@ const create: CommandSpec = {
     {
       name: 'expires-in-days',
       type: 'string',
-      value: 'days',
+      value: '<days>',
       description: `Its lifetime: 1 to ${apiKeyLimits.maxDays} days (default ${apiKeyLimits.defaultDays})`,
     },
   ],

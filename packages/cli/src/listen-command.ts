@@ -3,10 +3,10 @@
 // Sent Events) and posts each event to --forward-to with the body and Standard Webhooks headers the
 // console signed with the app's own secret: exactly what a real delivery sends. Nothing connects
 // to this machine, so no port is opened and no https or WEBHOOK_ALLOW_LOOPBACK_HTTP is needed.
+import { UsageError } from '@devplat/command-line';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { networkReason } from './console-client.ts';
 import { followConsoleStream } from './console-stream.ts';
-import { UsageError } from './errors.ts';
 import { when } from './output.ts';
 import { clientIdArg } from './public-api.ts';
 import { triggerableEvents } from './trigger-command.ts';
@@ -123,14 +123,14 @@ export const listenCommand: CommandSpec = {
     {
       name: 'forward-to',
       type: 'string',
-      value: 'url',
+      value: '<url>',
       required: true,
       description: 'Your endpoint, e.g. http://localhost:3000/hooks (any http or https URL this machine reaches)',
     },
     {
       name: 'events',
       type: 'string',
-      value: 'types',
+      value: '<types>',
       description: `Only these event types, separated by commas (${triggerableEvents.join(', ')}); default: all`,
     },
   ],

@@ -1,5 +1,6 @@
 // How answers reach the terminal: with --json, exactly the API's JSON on stdout; otherwise short
 // aligned tables and key-value lines for a person, with notes and warnings on stderr.
+import { alignColumns } from '@devplat/command-line';
 import type { Io } from './io.ts';
 
 export interface Output {
@@ -41,19 +42,6 @@ export function createOutput(io: Io, json: boolean): Output {
       for (const [label, value] of pairs) line(`${indent}${label.padEnd(width)}  ${value}`.trimEnd());
     },
   };
-}
-
-export function alignColumns(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (const [index, cell] of row.entries()) widths[index] = Math.max(widths[index] ?? 0, cell.length);
-  }
-  return rows.map((row) =>
-    row
-      .map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0)))
-      .join('  ')
-      .trimEnd(),
-  );
 }
 
 /** An API timestamp for a table: to the second, in UTC. */

@@ -1,8 +1,8 @@
 // players list/create/disable/enable: the synthetic sandbox players a developer signs in as on the
 // consent screen.
+import { UsageError } from '@devplat/command-line';
 import type { PlayerPageView, PlayerView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { UsageError } from './errors.ts';
 import { orDash, when } from './output.ts';
 import { readSecret } from './secret-input.ts';
 
@@ -60,11 +60,11 @@ const create: CommandSpec = {
     {
       name: 'username',
       type: 'string',
-      value: 'username',
+      value: '<username>',
       required: true,
       description: '3 to 32 characters: lower-case letters, digits, and _ . -',
     },
-    { name: 'display-name', type: 'string', value: 'name', description: 'The name GET /me answers (optional)' },
+    { name: 'display-name', type: 'string', value: '<name>', description: 'The name GET /me answers (optional)' },
     { name: 'password-stdin', type: 'boolean', description: 'Read the password from the first line of stdin' },
   ],
   description: [

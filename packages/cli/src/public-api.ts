@@ -1,10 +1,11 @@
 // The public API as an app sees it, for the commands that act as one (try, token): where it is,
 // its authorization server metadata (RFC 8414 discovery with oauth4webapi), and the words for
 // what can go wrong on the way.
+import { UsageError } from '@devplat/command-line';
 import * as oauth from 'oauth4webapi';
 import type { CommandContext } from './command.ts';
 import { networkReason, problemOf } from './console-client.ts';
-import { FailureError, failure, UsageError } from './errors.ts';
+import { FailureError, failure } from './errors.ts';
 import { readSecret } from './secret-input.ts';
 import { defaultBaseUrl, isLocalHttp } from './try-defaults.ts';
 
@@ -37,7 +38,7 @@ export function publicApiBase(ctx: CommandContext): string {
 export const baseUrlOption = {
   name: 'base-url',
   type: 'string',
-  value: 'url',
+  value: '<url>',
   description: `The public API (env DEVPLAT_BASE_URL, default ${defaultBaseUrl})`,
 } as const;
 

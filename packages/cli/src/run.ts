@@ -1,9 +1,10 @@
 // One run of devplat: parse the command line, run the command, and turn whatever stopped it into
 // a message (or Problem JSON with --json) and an exit code.
+import { UsageError } from '@devplat/command-line';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { commands as allCommands, helpFor } from './commands.ts';
 import { createConsoleClient } from './console-client.ts';
-import { CliError, exitCodes, UsageError } from './errors.ts';
+import { CliError, exitCodes, usageProblem } from './errors.ts';
 import { usageText } from './help.ts';
 import type { Io } from './io.ts';
 import { createOutput } from './output.ts';
@@ -94,6 +95,11 @@ export async function run(argv: string[], io: Io, commands: readonly CommandSpec
     await spec.run(context);
     return exitCodes.ok;
   } catch (error) {
+    if (error instanceof UsageError) {
+      const words = error.commandPath.length ? error.commandPath : path;
+      report(new CliError(exitCodes.usage, usageProblem(error.message)), json, io, words, commands);
+      return exitCodes.usage;
+    }
     if (!(error instanceof CliError)) {
       // A bug: say so in one line, without the stack.
       const detail = `Unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
@@ -105,6 +111,7 @@ export async function run(argv: string[], io: Io, commands: readonly CommandSpec
   }
 }
 
+/** What stopped the command, and for a usage error (exit 2) the usage of the command of `path`. */
 function report(error: CliError, json: boolean, io: Io, path: string[], commands: readonly CommandSpec[]) {
   if (json) {
     io.stderr.write(`${JSON.stringify(error.problem)}\n`);
@@ -112,14 +119,13 @@ function report(error: CliError, json: boolean, io: Io, path: string[], commands
   }
   const fromServer = error.problem.status !== undefined && error.problem.request_id;
   const lines = [`Error: ${error.problem.detail}${fromServer ? ` (${error.problem.code})` : ''}`, ...error.hints];
-  if (error instanceof UsageError) {
-    const words = error.commandPath.length ? error.commandPath : path;
-    const spec = commands.find((command) => command.path.join(' ') === words.join(' '));
+  if (error.exitCode === exitCodes.usage) {
+    const spec = commands.find((command) => command.path.join(' ') === path.join(' '));
     lines.push('');
     if (spec) {
-      lines.push(usageText(spec).trimEnd(), '', `Run "devplat ${words.join(' ')} --help" for more.`);
-    } else if (words.length) {
-      lines.push(helpFor(words, commands).trimEnd());
+      lines.push(usageText(spec).trimEnd(), '', `Run "devplat ${path.join(' ')} --help" for more.`);
+    } else if (path.length) {
+      lines.push(helpFor(path, commands).trimEnd());
     } else {
       lines.push('Usage: devplat <command> [arguments] [options]', 'Run "devplat help" for the list of commands.');
     }

@@ -1,6 +1,7 @@
 // Passwords and client secrets never come from the command line (shell history, the process list):
 // they come from the first line of stdin, an environment variable, or a hidden terminal prompt.
-import { CliError, exitCodes, failure, localProblem, UsageError } from './errors.ts';
+import { UsageError } from '@devplat/command-line';
+import { CliError, exitCodes, failure, localProblem } from './errors.ts';
 import type { Io } from './io.ts';
 
 export interface SecretSource {

@@ -2,9 +2,10 @@
 // --api-key-stdin, else DEVPLAT_API_KEY), else a console session: DEVPLAT_TOKEN when set, else the
 // one stored for the console URL by `devplat login`. Commands that only a session may run (managing
 // API keys, logout) pass over a key and take the session.
+import { UsageError } from '@devplat/command-line';
 import { apiKeyPrefix } from '@devplat/contract';
 import { credentialsPath, findSession } from './credentials.ts';
-import { localProblem, NotSignedInError, UsageError } from './errors.ts';
+import { localProblem, NotSignedInError } from './errors.ts';
 
 /** Where an API key came from. */
 export type ApiKeySource = 'DEVPLAT_API_KEY' | '--api-key-stdin';

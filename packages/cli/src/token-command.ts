@@ -68,7 +68,7 @@ export const tokenCommand: CommandSpec = {
     {
       name: 'scope',
       type: 'string',
-      value: 'scope',
+      value: '<scope>',
       multiple: true,
       choices: scopeNames,
       description: `Scopes to ask for (default ${appScope}; an app token carries app scopes only)`,

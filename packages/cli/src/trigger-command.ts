@@ -26,7 +26,7 @@ const trigger: CommandSpec = {
     {
       name: 'player',
       type: 'string',
-      value: 'player',
+      value: '<player>',
       required: true,
       description: 'Your sandbox player, by username or id (devplat players list)',
     },
@@ -34,7 +34,7 @@ const trigger: CommandSpec = {
       name: 'scope',
       type: 'string',
       multiple: true,
-      value: 'scope',
+      value: '<scope>',
       description: 'consent.granted only: a scope the player allows (default: every player scope the app holds)',
     },
   ],

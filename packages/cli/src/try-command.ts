@@ -1,13 +1,14 @@
 // devplat try: the quick start's last step. The CLI acts as the developer's app with oauth4webapi:
 // discovery, an authorization URL with PKCE (S256) and state, the redirect received on a loopback
 // redirect URI, state and iss checked, the code redeemed, and GET /me called with the token.
+import { UsageError } from '@devplat/command-line';
 import type { AppView } from '@devplat/contract';
 import { type Scope, scopeNames } from '@devplat/contract/catalogue';
 import * as oauth from 'oauth4webapi';
 import { listenForCallback } from './callback-server.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { problemOf } from './console-client.ts';
-import { CliError, FailureError, failure, NotSignedInError, UsageError } from './errors.ts';
+import { CliError, FailureError, failure, NotSignedInError } from './errors.ts';
 import { browserOpener, openBrowser } from './open-browser.ts';
 import {
   baseUrlOption,
@@ -71,8 +72,13 @@ async function checkApp(ctx: CommandContext, s: TrySettings): Promise<string[] |
     app = (await ctx.signedIn().request<AppView>('GET', `/apps/${encodeURIComponent(s.clientId)}`)).body;
   } catch (error) {
     if (error instanceof FailureError && error.problem.code === 'NOT_FOUND') throw error;
-    if (!(error instanceof CliError)) throw error;
-    const why = error instanceof NotSignedInError ? 'not signed in to the console' : error.problem.detail;
+    if (!(error instanceof CliError || error instanceof UsageError)) throw error;
+    const why =
+      error instanceof NotSignedInError
+        ? 'not signed in to the console'
+        : error instanceof UsageError
+          ? error.message
+          : error.problem.detail;
     ctx.out.note(`Note: the app's redirect URIs and scopes are not checked first (${why}).`);
     return undefined;
   }
@@ -295,13 +301,13 @@ export const tryCommand: CommandSpec = {
     {
       name: 'redirect-uri',
       type: 'string',
-      value: 'uri',
+      value: '<uri>',
       description: `Where to receive the browser; one of the app's redirect URIs (default ${defaultRedirectUri})`,
     },
     {
       name: 'scope',
       type: 'string',
-      value: 'scope',
+      value: '<scope>',
       multiple: true,
       choices: scopeNames,
       description: `Scopes to ask for (default: the app's); must include ${profileScope}`,
@@ -309,7 +315,7 @@ export const tryCommand: CommandSpec = {
     {
       name: 'timeout',
       type: 'string',
-      value: 'seconds',
+      value: '<seconds>',
       description: 'How long to wait for the browser (default 300)',
     },
     { name: 'show-tokens', type: 'boolean', description: 'Also print the access and refresh tokens' },

@@ -46,7 +46,7 @@ const list: CommandSpec = {
     {
       name: 'status',
       type: 'string',
-      value: 'status',
+      value: '<status>',
       choices: deliveryStatuses,
       description: `Only deliveries in this state: ${deliveryStatuses.join(', ')}`,
     },

@@ -8,26 +8,32 @@ import { playerCountsOfAccount } from '@devplat/domain/players';
 import { Refusal } from '@devplat/domain/refusal';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
-import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
 
 export const findAccountsCommand: Command = {
-  name: 'find-accounts',
+  path: ['find-accounts'],
   summary: 'Find developer accounts by e-mail, status or creation time, newest first',
-  details: `Prints the developer accounts that match every filter given, newest first, a page at a time
+  description: [
+    `Prints the developer accounts that match every filter given, newest first, a page at a time
 (created, e-mail, status, kind, id), then "next page: --cursor <C>" or "last page". --email is the
 whole address in any case; --email-contains a part of it in any case (a name, or a domain such as
 @example.com); _ and % are only themselves. --since and --until bound when the account was created:
 ISO 8601 with a zone or a date (midnight UTC), since inclusive, until exclusive. Exit 65 when a
 filter is refused (an unknown status, a bad time, a cursor this listing did not give).`,
+  ],
   args: [],
-  options: {
-    email: { type: 'string', value: '<address>', description: 'The whole e-mail address, in any case' },
-    'email-contains': { type: 'string', value: '<text>', description: 'A part of the e-mail address, in any case' },
-    status: { type: 'string', value: '<status>', description: 'active or suspended' },
-    since: { type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
-    until: { type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+  options: [
+    { name: 'email', type: 'string', value: '<address>', description: 'The whole e-mail address, in any case' },
+    {
+      name: 'email-contains',
+      type: 'string',
+      value: '<text>',
+      description: 'A part of the e-mail address, in any case',
+    },
+    { name: 'status', type: 'string', value: '<status>', description: 'active or suspended' },
+    ...createdRangeOptions,
     ...pageOptions,
-  },
+  ],
   async run(invocation) {
     const email = text(invocation, 'email');
     const emailContains = text(invocation, 'email-contains');
@@ -70,13 +76,15 @@ async function namedAccount(prisma: PrismaClient, given: string): Promise<Accoun
 }
 
 export const showAccountCommand: Command = {
-  name: 'show-account',
+  path: ['show-account'],
   summary: 'Show one developer account: status, creation, its apps and players',
-  details: `Prints the developer account with this e-mail (in any case) or id: its e-mail, id, name, kind,
+  description: [
+    `Prints the developer account with this e-mail (in any case) or id: its e-mail, id, name, kind,
 status (and since when it is suspended), when it was created, how many apps it has by status
 (deleted apps not counted) and how many sandbox players by status. Exit 65 when no account has it.`,
-  args: ['account'],
-  options: {},
+  ],
+  args: [{ name: 'account' }],
+  options: [],
   async run({ args, env, io }) {
     await withDatabase(adminConfig(env), async (prisma) => {
       const account = await namedAccount(prisma, args.account as string);

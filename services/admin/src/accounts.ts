@@ -16,7 +16,7 @@ interface AccountCommand extends CommandText {
 }
 
 function accountCommand(spec: AccountCommand): Command {
-  return auditedCommand(spec, 'email', {}, async ({ invocation: { args, env, io }, operator, reason }) => {
+  return auditedCommand(spec, 'email', [], async ({ invocation: { args, env, io }, operator, reason }) => {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {
       // The console keeps e-mails in lower case.

@@ -4,28 +4,34 @@ import type { TokenUsage } from '@devplat/apps';
 import { appDetails, searchApps } from '@devplat/domain/apps';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase, withUsage } from './connections.ts';
-import { countsByStatus, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
 import { tokensLastDayOrNull } from './usage.ts';
 
 export const findAppsCommand: Command = {
-  name: 'find-apps',
+  path: ['find-apps'],
   summary: 'Find apps by developer e-mail, client id, name, status or creation time, newest first',
-  details: `Prints the apps (of every developer, deleted ones too) that match every filter given, newest
+  description: [
+    `Prints the apps (of every developer, deleted ones too) that match every filter given, newest
 first, a page at a time (created, client id, status, name), then "next page: --cursor <C>" or
 "last page". --email is the developer's whole address and --client-id the whole client id, both in
 any case; --name is the start of the app's name, in any case (_ and % are only themselves).
 --since and --until bound when the app was created: ISO 8601 with a zone or a date (midnight UTC),
 since inclusive, until exclusive. Exit 65 when a filter is refused.`,
+  ],
   args: [],
-  options: {
-    email: { type: 'string', value: '<address>', description: "The developer's whole e-mail address, in any case" },
-    'client-id': { type: 'string', value: '<client_id>', description: 'The whole client id, in any case' },
-    name: { type: 'string', value: '<text>', description: "The start of the app's name, in any case" },
-    status: { type: 'string', value: '<status>', description: 'active, disabled, suspended or deleted' },
-    since: { type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
-    until: { type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+  options: [
+    {
+      name: 'email',
+      type: 'string',
+      value: '<address>',
+      description: "The developer's whole e-mail address, in any case",
+    },
+    { name: 'client-id', type: 'string', value: '<client_id>', description: 'The whole client id, in any case' },
+    { name: 'name', type: 'string', value: '<text>', description: "The start of the app's name, in any case" },
+    { name: 'status', type: 'string', value: '<status>', description: 'active, disabled, suspended or deleted' },
+    ...createdRangeOptions,
     ...pageOptions,
-  },
+  ],
   async run(invocation) {
     const filters = {
       email: text(invocation, 'email'),
@@ -49,16 +55,18 @@ since inclusive, until exclusive. Exit 65 when a filter is refused.`,
 };
 
 export const showAppCommand: Command = {
-  name: 'show-app',
+  path: ['show-app'],
   summary: 'Show one app: its developer, scopes, redirect URIs, webhook, use, secrets and consents',
-  details: `Prints the app with this client id (in any case), deleted ones too: name, status, developer,
+  description: [
+    `Prints the app with this client id (in any case), deleted ones too: name, status, developer,
 when it was created, its scopes and redirect URIs, its webhook URL and its deliveries of the last
 24 hours by status, the access tokens it got in the current UTC hour and the 23 before it (from
 REDIS_URL's counters, which the auth service writes every few seconds; unknown without REDIS_URL),
 its secrets (id, status, created, revoked, last used: about a minute behind; never a hash) and how
 many players have an active consent. Exit 65 when no app has the client id.`,
-  args: ['client_id'],
-  options: {},
+  ],
+  args: [{ name: 'client_id' }],
+  options: [],
   async run({ args, env, io }) {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {

@@ -25,7 +25,7 @@ export async function appOfClientId(prisma: PrismaClient, clientId: string): Pro
 }
 
 function appCommand(spec: AppCommand): Command {
-  return auditedCommand(spec, 'client_id', {}, async ({ invocation: { args, env, io }, operator, reason }) => {
+  return auditedCommand(spec, 'client_id', [], async ({ invocation: { args, env, io }, operator, reason }) => {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {
       const app = await appOfClientId(prisma, args.client_id as string);

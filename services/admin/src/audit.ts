@@ -70,9 +70,10 @@ async function writeJsonLines(prisma: PrismaClient, io: Io, filter: AuditFilter 
 }
 
 export const auditCommand: Command = {
-  name: 'audit',
+  path: ['audit'],
   summary: 'Read the audit log: who did what, newest first, or a time range as JSON Lines',
-  details: `Prints the audit records that match every filter given, newest first, a page at a time, as a
+  description: [
+    `Prints the audit records that match every filter given, newest first, a page at a time, as a
 table (time in UTC, actor, action, target, details) followed by the line "next page: --cursor <C>"
 (run the same command again with it) or "last page". An account is shown by its e-mail.
   --actor   an operator by the name they gave (--operator), or a developer account by id or e-mail
@@ -92,20 +93,31 @@ same command gives the same file. Reading writes no audit record.
 Exit 64 on a malformed option, 65 when a filter is refused (an unknown target type, a time that is
 not ISO 8601, a limit out of range, a cursor this listing did not give) or names no account, app
 or player, 69 when PostgreSQL does not answer.`,
+  ],
   args: [],
-  options: {
-    actor: {
+  options: [
+    {
+      name: 'actor',
       type: 'string',
       value: '<name or account>',
       description: "An operator's name, or an account's id or e-mail",
     },
-    action: { type: 'string', value: '<action or prefix.>', description: 'An action, or a prefix ending with a dot' },
-    target: { type: 'string', value: '<type>[:<id>]', description: 'A target type, and one target of it' },
-    since: { type: 'string', value: '<ISO time>', description: 'From this time (inclusive)' },
-    until: { type: 'string', value: '<ISO time>', description: 'Until this time (exclusive)' },
+    {
+      name: 'action',
+      type: 'string',
+      value: '<action or prefix.>',
+      description: 'An action, or a prefix ending with a dot',
+    },
+    { name: 'target', type: 'string', value: '<type>[:<id>]', description: 'A target type, and one target of it' },
+    { name: 'since', type: 'string', value: '<ISO time>', description: 'From this time (inclusive)' },
+    { name: 'until', type: 'string', value: '<ISO time>', description: 'Until this time (exclusive)' },
     ...pageOptions,
-    jsonl: { type: 'boolean', description: 'Every record from --since until --until, oldest first, as JSON Lines' },
-  },
+    {
+      name: 'jsonl',
+      type: 'boolean',
+      description: 'Every record from --since until --until, oldest first, as JSON Lines',
+    },
+  ],
   async run(invocation) {
     const jsonl = invocation.options.jsonl === true;
     const since = text(invocation, 'since');

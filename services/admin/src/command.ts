@@ -1,6 +1,10 @@
-// What every admin command is made of: its name, its help, its options, and the work it does. A
+// What every admin command is made of: the command table's shape both command lines share
+// (@devplat/command-line: its name, its help, its options), run with the admin's invocation. A
 // command either finishes (exit 0) or throws; main.ts turns what it throws into one line on stderr
-// and the exit code of sysexits.h (a domain Refusal's through refusals.ts).
+// and the exit code of sysexits.h (a domain Refusal's through refusals.ts; a UsageError is 64).
+import { type CommandSpec, type OptionSpec, UsageError } from '@devplat/command-line';
+
+export type { OptionSpec };
 
 /** sysexits.h, as the services use them (78 is loadConfigOrExit's). */
 export const exitCodes = {
@@ -13,7 +17,7 @@ export const exitCodes = {
   config: 78,
 } as const;
 
-/** A command line the admin cannot run, or a store it cannot use: one line, and the exit code. */
+/** A store or a setting the admin cannot use: one line, and the exit code. */
 export class AdminError extends Error {
   override readonly name = 'AdminError';
   readonly exitCode: number;
@@ -23,16 +27,8 @@ export class AdminError extends Error {
   }
 }
 
-export const usageError = (message: string) => new AdminError(exitCodes.usage, message);
-
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  /** What help shows after a string option's name: "<N>", "<name>". */
-  value?: string;
-  description: string;
-  /** Shown as required in help; the command checks it (a default may come from the environment). */
-  required?: boolean;
-}
+/** A command line the admin cannot run (exit 64). */
+export const usageError = (message: string) => new UsageError(message);
 
 /** Where a command writes: results on stdout, notes for the operator on stderr. */
 export interface Io {
@@ -49,20 +45,19 @@ export interface Invocation {
   io: Io;
 }
 
-/** What help says of a command. */
+/**
+ * An admin command: one word, positional arguments each required, in order; options shown as
+ * required are checked by the command itself (a default may come from the environment).
+ */
+export type Command = CommandSpec<Invocation>;
+
+/** What help says of a command made by a helper (auditedCommand). */
 export interface CommandText {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /** Paragraphs for `admin <command> --help`, after the usage line. */
+  /** The text for `admin <command> --help`, after the usage line. */
   details: string;
-}
-
-export interface Command extends CommandText {
-  /** Positional arguments, each required, in order. */
-  args: string[];
-  options: Record<string, OptionSpec>;
-  run(invocation: Invocation): Promise<void>;
 }
 
 /** The operator's name for the audit record: --operator, else ADMIN_OPERATOR. */
@@ -97,24 +92,25 @@ export interface AuditedRun {
 export function auditedCommand(
   { name, summary, details }: CommandText,
   argument: string,
-  options: Record<string, OptionSpec>,
+  options: OptionSpec[],
   change: (run: AuditedRun) => Promise<void>,
 ): Command {
   return {
-    name,
+    path: [name],
     summary,
-    details,
-    args: [argument],
-    options: {
+    description: [details],
+    args: [{ name: argument }],
+    options: [
       ...options,
-      operator: {
+      {
+        name: 'operator',
         type: 'string',
         value: '<name>',
         description: 'Who you are, for the audit record (actor type operator); default ADMIN_OPERATOR',
         required: true,
       },
-      reason: { type: 'string', value: '<text>', description: 'Why, recorded in the audit record' },
-    },
+      { name: 'reason', type: 'string', value: '<text>', description: 'Why, recorded in the audit record' },
+    ],
     run: (invocation) => change({ invocation, operator: operatorName(invocation), reason: reasonText(invocation) }),
   };
 }

@@ -23,19 +23,21 @@ async function ownerOf(prisma: PrismaClient, invocation: Invocation) {
 }
 
 export const listConsentsCommand: Command = {
-  name: 'list-consents',
+  path: ['list-consents'],
   summary: 'List the consents of an app or of a player, newest granted first',
-  details: `Prints the consents of the app (--app <client_id>) or of the sandbox player (--player <username>),
+  description: [
+    `Prints the consents of the app (--app <client_id>) or of the sandbox player (--player <username>),
 newest granted first, a page at a time (granted, consent id, client id, player, status, ended and
 why), then "next page: --cursor <C>" or "last page". --status keeps only active or only revoked
 ones. Exit 65 when no such app or player exists or a filter is refused.`,
+  ],
   args: [],
-  options: {
-    app: { type: 'string', value: '<client_id>', description: "The app's consents" },
-    player: { type: 'string', value: '<username>', description: "The player's consents" },
-    status: { type: 'string', value: '<status>', description: 'active or revoked' },
+  options: [
+    { name: 'app', type: 'string', value: '<client_id>', description: "The app's consents" },
+    { name: 'player', type: 'string', value: '<username>', description: "The player's consents" },
+    { name: 'status', type: 'string', value: '<status>', description: 'active or revoked' },
     ...pageOptions,
-  },
+  ],
   async run(invocation) {
     const status = text(invocation, 'status');
     await withDatabase(adminConfig(invocation.env), async (prisma) => {

@@ -24,7 +24,7 @@ function consentCommand(
   argument: string,
   work: (prisma: PrismaClient, secret: string, run: AuditedRun) => Promise<void>,
 ): Command {
-  return auditedCommand(text, argument, {}, async (run) => {
+  return auditedCommand(text, argument, [], async (run) => {
     const config = adminConfig(run.invocation.env);
     const secret = pairwiseSecret(run.invocation.env);
     await withDatabase(config, (prisma) => work(prisma, secret, run));

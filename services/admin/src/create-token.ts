@@ -34,9 +34,10 @@ function roleOption(value: string | boolean | undefined): OperatorRole {
 }
 
 export const createTokenCommand: Command = {
-  name: 'create-token',
+  path: ['create-token'],
   summary: 'Make an operator token for the admin API, and the line of ADMIN_TOKENS_FILE that admits it',
-  details: `Prints two lines on stdout: first the new token (${operatorTokenPrefix} and 43 random characters),
+  description: [
+    `Prints two lines on stdout: first the new token (${operatorTokenPrefix} and 43 random characters),
 then the line to append to the operator tokens file (ADMIN_TOKENS_FILE): "<name> <role> <SHA-256 of
 the token>". The token is shown this once and kept nowhere: hand it to the operator (a password
 manager, a secret store), never to a log, a ticket or the tokens file. The file holds only hashes;
@@ -45,16 +46,24 @@ line being added (in Kubernetes, once the kubelet has updated the Secret volume)
 working as soon as the line is removed. A read token may read; a write token may also suspend,
 reactivate, disable and enable. Every call is logged and audited under the name. Needs no
 database and no setting.`,
+  ],
   args: [],
-  options: {
-    name: {
+  options: [
+    {
+      name: 'name',
       type: 'string',
       value: '<name>',
       description: 'The operator the token is for, as audit records will name them',
       required: true,
     },
-    role: { type: 'string', value: '<read|write>', description: 'read, or write (read and change)', required: true },
-  },
+    {
+      name: 'role',
+      type: 'string',
+      value: '<read|write>',
+      description: 'read, or write (read and change)',
+      required: true,
+    },
+  ],
   async run({ options, io }) {
     const { token, line } = operatorToken(nameOption(options.name), roleOption(options.role));
     io.out(`${token}\n${line}\n`);

@@ -1,12 +1,14 @@
-// The admin command's help: the command list (`admin help`), one command's page
-// (`admin <command> --help`, `admin help <command>`), and "did you mean" for a mistyped name.
+// The admin command's help, made with the parts both command lines share (@devplat/command-line):
+// the command list (`admin help`) and one command's page (`admin <command> --help`,
+// `admin help <command>`), each in the admin's short layout.
+import { commandName, type OptionSpec, optionRows, usageLine as sharedUsageLine } from '@devplat/command-line';
 import type { Command } from './command.ts';
 
 const invoke = 'npm run -s admin --';
 
 export function generalHelp(commands: readonly Command[]): string {
-  const width = Math.max(...commands.map((command) => command.name.length)) + 2;
-  const list = commands.map((command) => `  ${command.name.padEnd(width)}${command.summary}`).join('\n');
+  const width = Math.max(...commands.map((command) => commandName(command).length)) + 2;
+  const list = commands.map((command) => `  ${commandName(command).padEnd(width)}${command.summary}`).join('\n');
   return `The platform operator's commands.
 
 Usage: ${invoke} <command> [arguments] [options]
@@ -35,52 +37,22 @@ generate-signing-key makes.
 `;
 }
 
-export function usageLine(command: Command): string {
-  const args = command.args.map((name) => ` <${name}>`).join('');
-  const options = Object.entries(command.options)
-    .map(([name, option]) => {
-      const text = `--${name}${option.value ? ` ${option.value}` : ''}`;
-      return option.required ? ` ${text}` : ` [${text}]`;
-    })
-    .join('');
-  return `Usage: ${invoke} ${command.name}${args}${options}`;
-}
+/** The help option every command takes, as its help lists it. */
+const helpOption: OptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'This help' };
+
+export const usageLine = (command: Command): string => `Usage: ${sharedUsageLine(invoke, command)}`;
 
 export function commandHelp(command: Command): string {
-  const rows = [
-    ...Object.entries(command.options).map(([name, option]) => ({
-      left: `--${name}${option.value ? ` ${option.value}` : ''}`,
-      right: `${option.description}${option.required ? ' (required)' : ''}`,
-    })),
-    { left: '-h, --help', right: 'This help' },
-  ];
-  const width = Math.max(...rows.map((row) => row.left.length)) + 2;
-  const options = rows.map((row) => `  ${row.left.padEnd(width)}${row.right}`).join('\n');
-  return `${usageLine(command)}\n\n${command.summary}.\n\n${command.details}\n\nOptions:\n${options}\n`;
-}
-
-/** The pairs of adjacent characters of a word, for a likeness that forgives a slip or a missing part. */
-function pairs(word: string): string[] {
-  return Array.from({ length: Math.max(0, word.length - 1) }, (_, index) => word.slice(index, index + 2));
-}
-
-/** The command most like `typed` (Sørensen–Dice over character pairs), if any is close enough. */
-export function suggestion(typed: string, names: readonly string[]): string | undefined {
-  const mine = pairs(typed.toLowerCase());
-  let best: { name: string; likeness: number } | undefined;
-  for (const name of names) {
-    const theirs = pairs(name);
-    const left = [...theirs];
-    let shared = 0;
-    for (const pair of mine) {
-      const at = left.indexOf(pair);
-      if (at >= 0) {
-        shared += 1;
-        left.splice(at, 1);
-      }
-    }
-    const likeness = (2 * shared) / (mine.length + theirs.length || 1);
-    if (likeness >= 0.4 && (!best || likeness > best.likeness)) best = { name, likeness };
-  }
-  return best?.name;
+  const options = optionRows([...(command.options ?? []), helpOption]).map((row) => `  ${row}`);
+  return [
+    usageLine(command),
+    '',
+    `${command.summary}.`,
+    '',
+    ...(command.description ?? []).join('\n\n').split('\n'),
+    '',
+    'Options:',
+    ...options,
+    '',
+  ].join('\n');
 }

@@ -83,9 +83,10 @@ function retentionDays(given: unknown, env: Record<string, string | undefined>):
 }
 
 export const janitorCommand: Command = {
-  name: 'janitor',
+  path: ['janitor'],
   summary: 'Delete what has expired: revoked token ids, old webhook deliveries and events',
-  details: `A one-shot job (run it from cron, e.g. daily) that deletes, in batches of ${batchSize} rows per
+  description: [
+    `A one-shot job (run it from cron, e.g. daily) that deletes, in batches of ${batchSize} rows per
 statement, so no table is locked for long:
   revoked-tokens      revoked access-token ids past their expires_at (the token has expired anyway)
   webhook-deliveries  deliveries that succeeded, or failed for good, longer ago than the retention
@@ -98,15 +99,17 @@ expires them itself: nothing of theirs is in PostgreSQL. Prints a count per kind
 Needs DATABASE_URL; exits 69 when PostgreSQL does not answer (each statement is bounded by
 DATABASE_TIMEOUT_MS, default 3000 ms): the batches deleted before stay deleted, and the next run
 carries on.`,
+  ],
   args: [],
-  options: {
-    'retention-days': {
+  options: [
+    {
+      name: 'retention-days',
       type: 'string',
       value: '<N>',
       description: `Days to keep finished deliveries and events (1 to ${maxRetentionDays}); default WEBHOOK_RETENTION_DAYS, else ${defaultRetentionDays}`,
     },
-    'dry-run': { type: 'boolean', description: 'Only count what would be deleted' },
-  },
+    { name: 'dry-run', type: 'boolean', description: 'Only count what would be deleted' },
+  ],
   async run({ options, env, io }) {
     const { days, from } = retentionDays(options['retention-days'], env);
     const dryRun = options['dry-run'] === true;

@@ -3,18 +3,26 @@
 import { pageLimits } from '@devplat/domain/audit';
 import { type Invocation, type Io, type OptionSpec, usageError } from './command.ts';
 
-export const pageOptions: Record<string, OptionSpec> = {
-  limit: {
+export const pageOptions: OptionSpec[] = [
+  {
+    name: 'limit',
     type: 'string',
     value: '<N>',
     description: `Rows per page, 1 to ${pageLimits.max}; default ${pageLimits.default}`,
   },
-  cursor: {
+  {
+    name: 'cursor',
     type: 'string',
     value: '<cursor>',
     description: 'The next page: the cursor the page before printed (with the same filters)',
   },
-};
+];
+
+/** --since and --until of a listing by creation time. */
+export const createdRangeOptions: OptionSpec[] = [
+  { name: 'since', type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
+  { name: 'until', type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+];
 
 /** A string option's value, or undefined when not given. */
 export function text(invocation: Invocation, name: string): string | undefined {

@@ -2,7 +2,14 @@
 // node services/admin/src/main.ts <command> ... in a container. Each command is a module of its
 // own; this file reads the command line, runs the command, and turns a failure into one line on
 // stderr and a sysexits.h exit code (no stack trace, no setting's value).
-import { parseArgs } from 'node:util';
+import {
+  closest,
+  commandName,
+  type Program,
+  parseCommandLine,
+  UsageError,
+  type UsageProblem,
+} from '@devplat/command-line';
 import { ConfigError } from '@devplat/config';
 import { Refusal } from '@devplat/domain/refusal';
 import { DependencyUnavailableError, UnstorableValueError } from '@devplat/errors';
@@ -11,12 +18,12 @@ import { reactivateAccountCommand, suspendAccountCommand } from './accounts.ts';
 import { findAppsCommand, showAppCommand } from './app-directory.ts';
 import { suspendAppCommand, unsuspendAppCommand } from './apps.ts';
 import { auditCommand } from './audit.ts';
-import { AdminError, type Command, exitCodes, type Io, usageError } from './command.ts';
+import { AdminError, type Command, exitCodes, type Invocation, type Io, usageError } from './command.ts';
 import { listConsentsCommand } from './consent-listing.ts';
 import { endAppConsentsCommand, endConsentCommand, endPlayerConsentsCommand } from './consents.ts';
 import { createTokenCommand } from './create-token.ts';
 import { generateSigningKeyCommand } from './generate-signing-key.ts';
-import { commandHelp, generalHelp, suggestion, usageLine } from './help.ts';
+import { commandHelp, generalHelp, usageLine } from './help.ts';
 import { janitorCommand } from './janitor.ts';
 import { findPlayersCommand, showPlayerCommand } from './player-directory.ts';
 import { disablePlayerCommand, enablePlayerCommand } from './players.ts';
@@ -49,56 +56,48 @@ const commands: readonly Command[] = [
 
 const isHelp = (word: string | undefined) => word === 'help' || word === '--help' || word === '-h';
 
-function unknownCommand(typed: string): AdminError {
-  if (typed.startsWith('-')) return usageError(`a command comes first (got "${typed}"): "admin help" lists them`);
-  const like = suggestion(
-    typed,
-    commands.map((command) => command.name),
-  );
-  return usageError(
-    `unknown command "${typed}".${like ? ` Did you mean "${like}"?` : ''} "admin help" lists the commands.`,
-  );
+/** Each usage problem as the admin says it: lower case, one line. */
+function words(problem: UsageProblem): string {
+  switch (problem.kind) {
+    case 'unknown-command':
+      return (
+        `unknown command "${problem.typed}".${problem.suggestion ? ` Did you mean "${problem.suggestion}"?` : ''} ` +
+        '"admin help" lists the commands.'
+      );
+    case 'unknown-option':
+      return `unknown option ${problem.option}.${problem.suggestion ? ` Did you mean --${problem.suggestion}?` : ''}`;
+    case 'option-takes-no-value':
+      return `${problem.option} takes no value`;
+    case 'option-needs-value':
+      return `${problem.option} needs a value`;
+    case 'unreadable':
+      return problem.message;
+    case 'missing-argument':
+      return `missing <${problem.argument}>`;
+    case 'unexpected-argument':
+      return `unexpected argument "${problem.value}"`;
+    case 'argument-not-a-choice':
+      return `<${problem.argument}> must be one of ${problem.choices.join(', ')} (got "${problem.value}")`;
+    case 'missing-option':
+      return `--${problem.option} is required`;
+    case 'option-not-a-choice':
+      return `--${problem.option} must be one of ${problem.choices.join(', ')} (got "${problem.value}")`;
+    case 'refused-option':
+      return `--${problem.option} is not taken`;
+  }
 }
+
+// The admin's commands check their own required options (ADMIN_OPERATOR stands in for --operator)
+// and trim their arguments; none takes a global option.
+const program: Program<Invocation> = { commands, checksRequired: false, trimsArguments: true, words };
 
 function findCommand(name: string): Command {
-  const command = commands.find((candidate) => candidate.name === name);
-  if (!command) throw unknownCommand(name);
-  return command;
-}
-
-/** The command's options and arguments, strictly: an unknown option or a missing argument is a usage error. */
-function parse(command: Command, argv: string[]) {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: Object.fromEntries(Object.entries(command.options).map(([name, { type }]) => [name, { type }])),
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    const named = /'(-[^' ]+)/.exec((error as Error).message)?.[1] ?? '';
-    const code = (error as { code?: string }).code;
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const like = suggestion(named.replace(/^-+/, ''), Object.keys(command.options));
-      throw usageError(`unknown option ${named}.${like ? ` Did you mean --${like}?` : ''}`);
-    }
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      throw usageError(
-        (error as Error).message.includes('does not take') ? `${named} takes no value` : `${named} needs a value`,
-      );
-    }
-    throw usageError((error as Error).message);
-  }
-  const positionals = [...parsed.positionals];
-  const args: Record<string, string> = {};
-  for (const name of command.args) {
-    const value = positionals.shift();
-    if (value === undefined || value.trim() === '') throw usageError(`missing <${name}>`);
-    args[name] = value.trim();
-  }
-  if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
-  return { options: parsed.values as Record<string, string | boolean | undefined>, args };
+  if (name.startsWith('-')) throw usageError(`a command comes first (got "${name}"): "admin help" lists them`);
+  const command = commands.find((candidate) => commandName(candidate) === name);
+  if (command) return command;
+  const suggestion = closest(name, commands.map(commandName));
+  const problem: UsageProblem = { kind: 'unknown-command', typed: name, ...(suggestion && { suggestion }) };
+  throw new UsageError(words(problem), [], problem);
 }
 
 /** A message in one line: its last (Prisma puts the reason last), never one with a URL (it may carry a password). */
@@ -141,10 +140,11 @@ async function admin(argv: string[], env: Record<string, string | undefined>, io
       io.out(commandHelp(command));
       return exitCodes.ok;
     }
-    await command.run({ ...parse(command, rest), env, io });
+    const { options, args } = parseCommandLine(argv, program);
+    await command.run({ options: options as Invocation['options'], args, env, io });
     return exitCodes.ok;
   } catch (error) {
-    const who = command ? `admin ${command.name}` : 'admin';
+    const who = command ? `admin ${commandName(command)}` : 'admin';
     if (error instanceof ConfigError) {
       io.note(`configuration error: ${error.message}`);
       return exitCodes.config;
@@ -153,9 +153,13 @@ async function admin(argv: string[], env: Record<string, string | undefined>, io
       io.note(`${who}: ${error.detail}`);
       return refusalExitCodes[error.code];
     }
+    if (error instanceof UsageError) {
+      io.note(`${who}: ${error.message}`);
+      if (command) io.note(usageLine(command));
+      return exitCodes.usage;
+    }
     if (error instanceof AdminError) {
       io.note(`${who}: ${error.message}`);
-      if (error.exitCode === exitCodes.usage && command) io.note(usageLine(command));
       return error.exitCode;
     }
     if (error instanceof UnstorableValueError) {

@@ -11,22 +11,34 @@ import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
 
 export const findPlayersCommand: Command = {
-  name: 'find-players',
+  path: ['find-players'],
   summary: "Find sandbox players by username, their account's e-mail or status, newest first",
-  details: `Prints the sandbox players that match every filter given, newest first, a page at a time
+  description: [
+    `Prints the sandbox players that match every filter given, newest first, a page at a time
 (created, username, status, account e-mail, id), then "next page: --cursor <C>" or "last page".
 --username is the whole username in any case; --username-prefix its beginning in any case (_ and %
 are only themselves); --account the e-mail of the developer account they belong to. Exit 65 when a
 filter is refused (an unknown status, a cursor this listing did not give) or --account names no
 account.`,
+  ],
   args: [],
-  options: {
-    username: { type: 'string', value: '<username>', description: 'The whole username, in any case' },
-    'username-prefix': { type: 'string', value: '<text>', description: 'The beginning of the username, in any case' },
-    account: { type: 'string', value: '<email>', description: 'The e-mail of the developer account they belong to' },
-    status: { type: 'string', value: '<status>', description: 'active or disabled' },
+  options: [
+    { name: 'username', type: 'string', value: '<username>', description: 'The whole username, in any case' },
+    {
+      name: 'username-prefix',
+      type: 'string',
+      value: '<text>',
+      description: 'The beginning of the username, in any case',
+    },
+    {
+      name: 'account',
+      type: 'string',
+      value: '<email>',
+      description: 'The e-mail of the developer account they belong to',
+    },
+    { name: 'status', type: 'string', value: '<status>', description: 'active or disabled' },
     ...pageOptions,
-  },
+  ],
   async run(invocation) {
     const username = text(invocation, 'username');
     const usernamePrefix = text(invocation, 'username-prefix');
@@ -71,13 +83,15 @@ async function namedPlayer(prisma: PrismaClient, given: string): Promise<Sandbox
 }
 
 export const showPlayerCommand: Command = {
-  name: 'show-player',
+  path: ['show-player'],
   summary: 'Show one sandbox player: status, account, active consents',
-  details: `Prints the sandbox player with this username (in any case) or id: username, id, display name,
+  description: [
+    `Prints the sandbox player with this username (in any case) or id: username, id, display name,
 status, when it was created, the developer account it belongs to (e-mail and id), and how many
 consents it holds that are active. Exit 65 when no player has it.`,
-  args: ['player'],
-  options: {},
+  ],
+  args: [{ name: 'player' }],
+  options: [],
   async run({ args, env, io }) {
     await withDatabase(adminConfig(env), async (prisma) => {
       const player = await namedPlayer(prisma, args.player as string);

@@ -6,7 +6,7 @@
 import type { PlayerStatus } from '@devplat/db';
 import { disablePlayer, enablePlayer, findPlayerOfAccountEmail } from '@devplat/domain/players';
 import { refuse } from '@devplat/domain/refusal';
-import { auditedCommand, type Command, type CommandText, usageError } from './command.ts';
+import { auditedCommand, type Command, type CommandText, type OptionSpec, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
 interface PlayerCommand extends CommandText {
@@ -15,14 +15,15 @@ interface PlayerCommand extends CommandText {
   to: PlayerStatus;
 }
 
-const accountOption = {
-  account: {
+const accountOption: OptionSpec[] = [
+  {
+    name: 'account',
     type: 'string',
     value: '<email>',
     description: 'The e-mail of the developer account the player belongs to',
     required: true,
   },
-} as const;
+];
 
 function playerCommand(spec: PlayerCommand): Command {
   return auditedCommand(spec, 'username', accountOption, async ({ invocation, operator, reason }) => {

@@ -46,11 +46,11 @@ answers 401 to tokens that should work.
 }
 
 export const rotationProcedureCommand: Command = {
-  name: 'rotation-procedure',
+  path: ['rotation-procedure'],
   summary: 'Print the signing-key rotation procedure, step by step',
-  details: 'Prints the steps and the waits between them; changes nothing.',
+  description: ['Prints the steps and the waits between them; changes nothing.'],
   args: [],
-  options: {},
+  options: [],
   async run({ io }) {
     io.out(rotationProcedure());
   },

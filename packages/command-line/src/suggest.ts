@@ -1,5 +1,6 @@
-// "Did you mean ...?" for a mistyped command or option.
+// "Did you mean ...?" for a mistyped command or option, on both command lines.
 
+/** Levenshtein distance: the fewest insertions, deletions and substitutions from a to b. */
 function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
@@ -15,10 +16,11 @@ function distance(a: string, b: string): number {
 
 /** The closest candidate within a third of the word's length (at least 2 edits), if any. */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
-  const allowed = Math.max(2, Math.floor(word.length / 3));
+  const typed = word.toLowerCase();
+  const allowed = Math.max(2, Math.floor(typed.length / 3));
   let best: { candidate: string; score: number } | undefined;
   for (const candidate of candidates) {
-    const score = distance(word, candidate);
+    const score = distance(typed, candidate);
     if (score <= allowed && (!best || score < best.score)) best = { candidate, score };
   }
   return best?.candidate;
