@@ -4,4 +4,3 @@ export { type AdminApiDependencies, adminApiPath, buildAdminApi } from './app.ts
 export { type FailedAttempts, failedAttempts } from './failures.ts';
 export { type AdminListener, type AdminListenerOptions, openAdminListener } from './listener.ts';
 export { withOperatorSlot } from './operator-log.ts';
-export { refusalProblems } from './refusals.ts';
