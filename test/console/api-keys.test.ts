@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
 import { adminCall, operatorTokensFile } from '@devplat/test/admin-api';
 import { consoleCall, type Developer, registerDeveloper, signInToWeb } from '@devplat/test/console-api';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import type { HistoryEntryView } from '@devplat/contract';
 import { suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { endAppConsents, endPlayerConsents, grantConsent } from '@devplat/domain/consents';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { generateSigningKey } from '@devplat/config';
 import { suspendAccount } from '@devplat/domain/accounts';
 import { disableApp, revokeSecret } from '@devplat/domain/apps';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { disableApp } from '@devplat/domain/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';

@@ -2,7 +2,7 @@
 // (a real RFC-compliant client) where a client library has a say, and raw HTTP for bad input.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { generateSigningKey } from '@devplat/config';
 import { suspendAccount } from '@devplat/domain/accounts';
 import { addSecret, disableApp, revokeSecret } from '@devplat/domain/apps';

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
-import { type TokenUsage, tokenUsage } from '@devplat/apps';
 import { type KeyValueStore, redisStore } from '@devplat/kv';
 import { createTestApp } from '@devplat/test/apps';
 import { realPostgresUrl } from '@devplat/test/database';
@@ -14,6 +13,7 @@ import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { runProcess } from '@devplat/test/process';
 import { eventually } from '@devplat/test/webhook-receiver';
+import { type TokenUsage, tokenUsage } from '@devplat/usage';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 // The admin command reads the platform's PostgreSQL and Redis from a process of its own.

@@ -79,7 +79,7 @@ const hotPathReads: Record<string, string[]> = {
   'services/api/src/liveness.ts': ['consents', 'players', 'apps', 'client_secrets', 'accounts', 'revoked_tokens'],
   // The app directory's per-request read (token endpoint, consent screen): the app if it and its
   // account are active, with its active secrets' hashes.
-  'packages/apps/src/usable-app.ts': ['apps', 'client_secrets', 'accounts'],
+  'packages/app-directory/src/usable-app.ts': ['apps', 'client_secrets', 'accounts'],
   // The worker's outbox pass and delivery claim: each event's or delivery's app webhook URL or
   // signing secret, joined in the one statement that locks the batch.
   [eventsStore]: ['apps'],
@@ -202,6 +202,6 @@ describe('each room owns its tables', () => {
     const hotPathWrite = 'await prisma.$executeRaw`UPDATE sandbox_players SET status = $1`';
     assert.equal(trespasses([{ path: 'services/api/src/liveness.ts', text: hotPathWrite }]).length, 1);
     const directoryWrite = 'await prisma.$executeRaw`UPDATE client_secrets SET status = $1`';
-    assert.equal(trespasses([{ path: 'packages/apps/src/usable-app.ts', text: directoryWrite }]).length, 1);
+    assert.equal(trespasses([{ path: 'packages/app-directory/src/usable-app.ts', text: directoryWrite }]).length, 1);
   });
 });

@@ -1,7 +1,8 @@
 // admin find-apps / show-app: apps across every developer, as the operator looks them up before
 // suspending one or ending its consents. Reads only: nothing is changed, and nothing is audited.
-import type { TokenUsage } from '@devplat/apps';
+
 import { appDetails, searchApps } from '@devplat/domain/apps';
+import type { TokenUsage } from '@devplat/usage';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase, withUsage } from './connections.ts';
 import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';

@@ -5,10 +5,11 @@
 // messages); the admin command signs nothing and serves nothing, so the only secret it reads is
 // PAIRWISE_SECRET, and only the commands that end consents. The Redis store and the app directory
 // are loaded only by the commands that use them: without them `admin help` starts in half the time.
-import type { AppDirectory, TokenUsage } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/app-directory';
 import { ConfigError, loadConfig, loadStoreSettings, type StoreSettings } from '@devplat/config';
 import { openDatabase, type PrismaClient, schemaVersionProblem } from '@devplat/db';
 import { type KeyValueStore, memoryStore } from '@devplat/kv';
+import type { TokenUsage } from '@devplat/usage';
 import { AdminError, exitCodes, type Io } from './command.ts';
 
 /** The settings a command that touches data needs; ConfigError (exit 78) when one is missing or bad. */
@@ -77,7 +78,7 @@ export async function withDirectory<T>(
   io: Io,
   work: (directory: AppDirectory) => Promise<T>,
 ): Promise<T> {
-  const { appDirectory } = await import('@devplat/apps');
+  const { appDirectory } = await import('@devplat/app-directory');
   let store: KeyValueStore;
   if (config.redisUrl) store = await openRedis(config, config.redisUrl);
   else {
@@ -100,7 +101,7 @@ export async function withDirectory<T>(
  */
 export async function withUsage<T>(config: StoreSettings, work: (usage: TokenUsage | null) => Promise<T>): Promise<T> {
   if (!config.redisUrl) return work(null);
-  const { tokenUsage } = await import('@devplat/apps');
+  const { tokenUsage } = await import('@devplat/usage');
   const store = await openRedis(config, config.redisUrl);
   try {
     return await work(tokenUsage(store));

@@ -1,4 +1,3 @@
-import type { RequestLog } from '@devplat/apps';
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
@@ -12,6 +11,7 @@ import {
   requestObserver,
 } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
+import type { RequestLog } from '@devplat/request-log';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { TokenVerifier } from './bearer.ts';

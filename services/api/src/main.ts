@@ -1,10 +1,11 @@
 // The api service alone, for the split deployment: node services/api/src/main.ts
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset; with REDIS_URL it
 // writes each app's request log there (without, /cities and /me are not in it).
-import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/apps';
+
 import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
 import { type Closer, createLogger, drainOnSignals, listen, openService, warmUp, withTracing } from '@devplat/http';
 import { createMetrics } from '@devplat/metrics';
+import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/request-log';
 import { openProcessDatabase, openRedisStore, tracingClosers } from '@devplat/runtime';
 import { startTracing } from '@devplat/tracing';
 import { buildApiApp } from './app.ts';

@@ -1,11 +1,12 @@
-// What /cities and /me note for each app's request log (@devplat/apps request-log.ts), read once
+// What /cities and /me note for each app's request log (@devplat/request-log), read once
 // the answer is written (the envelope's observer, so a refusal thrown on the way counts too): every
 // call whose bearer token verified (or verified but had expired), under the token's client id; a
 // user token's pairwise subject, never the consent or the player behind it. A call without such a
 // token (none, a forged one, another issuer's) proves no app and is in no log.
-import type { RequestLog, RequestOperation } from '@devplat/apps';
+
 import { wirePrefix } from '@devplat/config';
 import { type RequestObserver, requestCutOff } from '@devplat/http';
+import type { RequestLog, RequestOperation } from '@devplat/request-log';
 
 const operations = new Map<string, RequestOperation>([
   [`${wirePrefix}/cities`, 'cities'],

@@ -1,13 +1,4 @@
-import {
-  type AppDirectory,
-  appDirectory,
-  flushRequestLogEvery,
-  flushUsageEvery,
-  type RequestLog,
-  requestLog,
-  type TokenUsage,
-  tokenUsage,
-} from '@devplat/apps';
+import { type AppDirectory, appDirectory } from '@devplat/app-directory';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient, Query } from '@devplat/db';
@@ -22,7 +13,9 @@ import {
 } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
+import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/request-log';
 import { noopTracing, type Tracing } from '@devplat/tracing';
+import { flushUsageEvery, type TokenUsage, tokenUsage } from '@devplat/usage';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';

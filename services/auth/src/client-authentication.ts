@@ -1,9 +1,9 @@
 // Client authentication. An app exists for the provider only while it is usable (an active sandbox
-// app of an active full developer account, see @devplat/apps), and it authenticates with one of its
+// app of an active full developer account, see @devplat/app-directory), and it authenticates with one of its
 // active secrets, compared by hash in constant time. Both steps run inside oidc-provider, which is why
 // they are shaped as its hooks: the lookup is the Client model's adapter, the check replaces
 // Client.prototype.compareClientSecret (the provider would compare plaintext).
-import type { AppDirectory } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/app-directory';
 import { matchingSecret } from '@devplat/keys';
 import type { Tracing } from '@devplat/tracing';
 import type Provider from 'oidc-provider';

@@ -2,10 +2,11 @@
 // boundary (provider-answers.ts) has held them to the contract: the log line's client id and OAuth
 // error, tokens issued and refusals counted, a span per request, and the usage bookkeeping (each
 // app's tokens, each secret's last use: only noted here, written later off the path).
-import type { TokenUsage } from '@devplat/apps';
+
 import { requestCutOff } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
+import type { TokenUsage } from '@devplat/usage';
 import type { Context, Middleware, Next } from 'koa';
 import { tokenRequestFacts } from './token-request.ts';
 
@@ -63,7 +64,7 @@ function noteForTheLog(ctx: Context): void {
 /**
  * The secret that authenticated (on either endpoint, whatever the answer: it was used) and, for an
  * access token issued, its app, both from what the request learnt (token-request.ts). Two map
- * updates in this process; usage.ts in @devplat/apps writes them to the stores later.
+ * updates in this process; @devplat/usage writes them to the stores later.
  */
 function noteUsage(usage: TokenUsage, ctx: Context): void {
   const facts = tokenRequestFacts(ctx);

@@ -4,7 +4,7 @@
 // lives in a file named for it (client-authentication.ts, grants/*.ts, token-claims.ts,
 // revoked-grants.ts, revocation.ts), and the hooks below only call it; every rewrite of the
 // provider's own answers is in provider-answers.ts.
-import { type AppDirectory, appDirectory } from '@devplat/apps';
+import { type AppDirectory, appDirectory } from '@devplat/app-directory';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';

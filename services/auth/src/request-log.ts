@@ -1,11 +1,12 @@
-// What the token and revocation endpoints note for each app's request log (@devplat/apps
+// What the token and revocation endpoints note for each app's request log (@devplat/request-log
 // request-log.ts), read once the answer is written (the envelope's observer, so a Problem thrown on
 // the way counts too): the app is the one whose client id the request named, if it is usable;
 // the call goes to the app's own log once one of its secrets matched, and to the failed client
 // authentications of that client id otherwise. A client id no usable app has is recorded nowhere.
-import type { RequestLog } from '@devplat/apps';
+
 import { wirePrefix } from '@devplat/config';
 import { type RequestObserver, requestCutOff } from '@devplat/http';
+import type { RequestLog } from '@devplat/request-log';
 import { knownGrantType } from './oauth-telemetry.ts';
 import { tokenRequestFacts } from './token-request.ts';
 

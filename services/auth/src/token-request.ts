@@ -6,7 +6,7 @@
 // under one key.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { UsableApp } from '@devplat/apps';
+import type { UsableApp } from '@devplat/app-directory';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 
 export interface TokenRequestFacts {

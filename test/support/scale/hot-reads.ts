@@ -2,7 +2,7 @@
 // api paths, and the console's and the admin API's lists and searches. Each runs the platform's
 // own function, so what is checked is the SQL the platform sends (Prisma's, or the hot paths'
 // own), never a copy of it.
-import { findUsableApp } from '@devplat/apps';
+import { findUsableApp } from '@devplat/app-directory';
 import type { PrismaClient, Query } from '@devplat/db';
 import { emailsOfAccounts, findAccount, findAccountByEmail, searchAccounts } from '@devplat/domain/accounts';
 import { appCountOfAccount, appDetails, appsOfAccount, findAppByClientId, searchApps } from '@devplat/domain/apps';

@@ -5,7 +5,7 @@
 // becomes; only the payloads (oidc-provider's, captured from a real code flow and refresh) are
 // built here. The adapters are imported from their files: @devplat/auth exports the service, not them.
 import { createHash, randomBytes } from 'node:crypto';
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { limits } from '@devplat/contract';
 import type { Database } from '@devplat/db';
 import { pairwiseSubject } from '@devplat/domain/consents';

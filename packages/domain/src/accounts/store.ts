@@ -1,6 +1,6 @@
 // The accounts table: every statement on developer accounts is here, and only these write them.
 // Two reads stay outside, on purpose, each one statement across areas on a hot path: the app
-// directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
+// directory's per-request read (packages/app-directory/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts) read an app's account status with the app.
 import { type Account, type AccountStatus, isUuid, type Prisma, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';

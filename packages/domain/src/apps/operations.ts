@@ -1,6 +1,6 @@
 // Changes to apps and their secrets: creation, editing, rotation, revocation, disabling, enabling
 // and deletion, and the platform's suspension. Each change that decides whether tokens work tells
-// the app directory (packages/apps, `AppChangeNotice` here), which every process consults through
+// the app directory (packages/app-directory, `AppChangeNotice` here), which every process consults through
 // the per-request read. Each writes its audit record (who: `by`, a developer or an operator) in its
 // transaction, only when the change happened. The consents an edit or a deletion ends are ended
 // here, through the consents room, so no caller can skip them.
@@ -43,7 +43,7 @@ export function refuseSuspended(clientId: string): never {
 
 /**
  * Told of every committed change to an app, its secrets or its account (the app directory of
- * packages/apps, which every process's token endpoint and consent screen read through).
+ * packages/app-directory, which every process's token endpoint and consent screen read through).
  */
 export interface AppChangeNotice {
   changed(clientId: string): Promise<void>;

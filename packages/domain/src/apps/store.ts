@@ -1,6 +1,6 @@
 // The apps and client_secrets tables: every statement on apps and their secrets is here, and only
 // these write them. Two reads stay outside, on purpose, each one statement across areas: the app
-// directory's per-request read (packages/apps/src/usable-app.ts) and the api's per-call liveness
+// directory's per-request read (packages/app-directory/src/usable-app.ts) and the api's per-call liveness
 // statement (services/api/src/liveness.ts); the worker joins an app's webhook settings onto its
 // outbox events and deliveries (the events room's store, packages/domain/src/events/store.ts).
 import { type App, type AppStatus, type ClientSecret, type Prisma, storableText } from '@devplat/db';

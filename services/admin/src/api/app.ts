@@ -2,11 +2,12 @@
 // never behind the gateway, for operators holding a token of the operator tokens file. Built on
 // the platform's JSON API stack (apiApp: Problems, 404, 405 with Allow, the body limit, one log
 // line per request, which names the operator). Each resource is a module of its own, listed here.
-import type { AppDirectory, TokenUsage } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/app-directory';
 import type { PrismaClient } from '@devplat/db';
 import { apiApp, type Logger, requestObserver } from '@devplat/http';
 import type { WatchedTokens } from '@devplat/keys';
 import type { Metrics } from '@devplat/metrics';
+import type { TokenUsage } from '@devplat/usage';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { accountRoutes } from './accounts.ts';

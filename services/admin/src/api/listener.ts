@@ -1,7 +1,7 @@
 // The admin API on its listener, as a process opens it (services/admin/src/serve.ts alone, or
 // services/platform in npm start): the operator tokens file watched, the app directory on the
 // process's store, the app behind tracing, on ADMIN_HOST:ADMIN_PORT.
-import { appDirectory, tokenUsage } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import { type Closer, type Logger, listen, type NamedListener, routesOf, withTracing } from '@devplat/http';
@@ -9,6 +9,7 @@ import { watchTokensFile } from '@devplat/keys';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
+import { tokenUsage } from '@devplat/usage';
 import { adminApiPath, buildAdminApi } from './app.ts';
 import { withOperatorSlot } from './operator-log.ts';
 

@@ -1,9 +1,10 @@
 // What every admin API route module is given: the stores it works on and the two ways to register
 // an operation. Each resource is one small module (accounts.ts, players.ts, …) that registers its
 // paths here; app.ts lists them.
-import type { AppDirectory, TokenUsage } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/app-directory';
 import type { PrismaClient } from '@devplat/db';
 import { type Logger, type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
+import type { TokenUsage } from '@devplat/usage';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { queryOnly } from './request.ts';

@@ -12,7 +12,7 @@
 // The token is the one the provider would sign: the same key, header and claims (tested against
 // the provider's own in test/contract/oauth-client-credentials.test.ts).
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import type { AppDirectory, UsableApp } from '@devplat/apps';
+import type { AppDirectory, UsableApp } from '@devplat/app-directory';
 import type { Config, Secrets } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import { DependencyUnavailableError } from '@devplat/errors';

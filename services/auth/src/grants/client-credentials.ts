@@ -4,7 +4,7 @@
 // client, so the rule runs where the provider resolves the token's resource (resource-server.ts),
 // after client authentication and before the grant reads `scope`, and sets the default there.
 
-import { grantedAppScopes, type UsableApp } from '@devplat/apps';
+import { grantedAppScopes, type UsableApp } from '@devplat/app-directory';
 import { appScopes, isScope } from '@devplat/contract';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { tokenRequestFacts } from '../token-request.ts';

@@ -3,7 +3,7 @@
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
 import { createHash } from 'node:crypto';
-import { findUsableApp, type UsableApp } from '@devplat/apps';
+import { findUsableApp, type UsableApp } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
 import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';

@@ -3,7 +3,7 @@
 // answers as one that does not exist. An app the platform suspended is listed and shown, may be
 // deleted and its secrets revoked, but nothing else (APP_SUSPENDED). Every operation is scoped to the signed-in account: another developer's app
 // is answered exactly like one that does not exist.
-import type { AppDirectory } from '@devplat/apps';
+import type { AppDirectory } from '@devplat/app-directory';
 import type { WebhookSettings } from '@devplat/config';
 import type { AppView, DeliveryView } from '@devplat/contract';
 import { isUuid, type PrismaClient } from '@devplat/db';

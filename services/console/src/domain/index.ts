@@ -1,7 +1,7 @@
 // The console's domain, built once and shared by the JSON API and the web UI: both doors call these
 // functions, resolve sessions through them, and turn their refusals (@devplat/domain/refusal) into
 // answers through one table (doors.ts). No door reaches the database itself.
-import { appDirectory } from '@devplat/apps';
+import { appDirectory } from '@devplat/app-directory';
 import { type Config, cookieHosts } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';

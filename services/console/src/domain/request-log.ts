@@ -3,7 +3,11 @@
 // first a page at a time, or as they come (the stream `devplat logs tail` reads). The failed client
 // authentications that claimed the app's client id are in it too, marked as such. Another
 // developer's app answers as one that does not exist, as every per-app read does. What is kept, and
-// for how long, is REQUEST_LOG_* (@devplat/apps request-log.ts).
+// for how long, is REQUEST_LOG_* (@devplat/request-log).
+
+import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
+import type { AppWithSecrets } from '@devplat/domain/apps';
+import { pageLimits } from '@devplat/domain/audit';
 import {
   type Position,
   parsePosition,
@@ -13,10 +17,7 @@ import {
   type RequestOperation,
   requestLogReader,
   requestOperations,
-} from '@devplat/apps';
-import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
-import type { AppWithSecrets } from '@devplat/domain/apps';
-import { pageLimits } from '@devplat/domain/audit';
+} from '@devplat/request-log';
 import type { DomainParts } from './parts.ts';
 import { refuse } from './rules.ts';
 

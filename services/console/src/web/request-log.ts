@@ -1,8 +1,9 @@
 // The console web UI's request log of an app: /apps/{client_id}/requests, newest first, a page at a
 // time ("Older" carries the cursor and the filters), filtered by a GET form (status class,
 // operation, error code): the same entries as GET /api/apps/{client_id}/requests.
-import { requestOperations } from '@devplat/apps';
+
 import { type Html, html, sendPage } from '@devplat/http';
+import { requestOperations } from '@devplat/request-log';
 import {
   type RequestLogEntryView,
   type RequestLogFilterValues,

@@ -18,7 +18,7 @@
 // stream's own ids alone would not: two streams given ids in the same millisecond each number them
 // from 0, and a call written later could sort before one written earlier, or behind a tail's place.
 import { hashTag, type KeyValueStore, type StreamEntry } from '@devplat/kv';
-import type { UsageLog } from './usage.ts';
+import type { UsageLog } from '@devplat/usage';
 
 export const requestOperations = ['token', 'revoke', 'cities', 'me'] as const;
 export type RequestOperation = (typeof requestOperations)[number];

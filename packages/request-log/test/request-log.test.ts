@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
+import type { UsageLog } from '@devplat/usage';
 import {
   flushRequestLogEvery,
   parsePosition,
@@ -13,7 +14,6 @@ import {
   type RequestRecord,
   requestLog,
   requestLogReader,
-  type UsageLog,
 } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
