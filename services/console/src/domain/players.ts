@@ -1,19 +1,12 @@
 // Synthetic sandbox players a developer creates to sign in on the player client. They are never
-// real players: no balance, no location, only a username, a password and an optional name.
+// real players: no balance, no location, only a username, a password and an optional name. The
+// rules are the players room's; this door reads the request and gives the views.
 import type { PlayerView } from '@devplat/contract';
-import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import type { PlayerStatus, PrismaClient, SandboxPlayer } from '@devplat/db';
 import type { Actor } from '@devplat/domain/audit';
-import {
-  createPlayer,
-  disablePlayer,
-  enablePlayer,
-  findPlayerOfAccount,
-  playersOfAccount,
-} from '@devplat/domain/players';
-import { refuse } from '@devplat/domain/refusal';
+import { createPlayerOfDeveloper, playersOfAccount, setPlayerStatusOfDeveloper } from '@devplat/domain/players';
 import type { SignInThrottle } from '@devplat/throttle';
 import { knownFields, optionalText, pageQuery, password, username } from './rules.ts';
-import { forgiven, throttled } from './throttling.ts';
 
 export type { PlayerView };
 
@@ -32,11 +25,7 @@ export const playerView = (player: SandboxPlayer): PlayerView => ({
   created_at: player.createdAt.toISOString(),
 });
 
-/**
- * Usernames are unique across the sandbox (players sign in by username alone), so a taken one is
- * named; each taken username counts on the developer's throttle like a wrong password, so creating
- * players is no faster a way to learn usernames than guessing at sign-in.
- */
+/** The console's door to a developer's sandbox players (@devplat/domain/players). */
 export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
     /**
@@ -49,32 +38,17 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
       return { players: items, nextCursor };
     },
 
-    /**
-     * Disables a player (every user token of theirs answers 403 ACCESS_DENIED on the next call, their
-     * consents stand, they cannot sign in) or enables them again. Audited when it changed.
-     */
-    async setStatus(actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> {
-      const player = isUuid(playerId) ? await findPlayerOfAccount(prisma, actor.accountId, playerId) : null;
-      if (!player) refuse('PLAYER_NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
-      const change = status === 'disabled' ? disablePlayer : enablePlayer;
-      return (await change(prisma, actor, player)).player;
-    },
+    setStatus: (actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> =>
+      setPlayerStatusOfDeveloper(prisma, actor, playerId, status),
 
-    async create(actor: Actor, input: unknown, address: string): Promise<SandboxPlayer> {
+    create(actor: Actor, input: unknown, address: string): Promise<SandboxPlayer> {
       const body = knownFields(input, ['username', 'password', 'display_name']);
-      const name = username(body.username);
-      const secret = password(body.password, 8);
-      const displayName = optionalText(body.display_name, 'display_name', 64);
-      const attempt = { account: actor.accountId, address };
-      await throttled(throttle, attempt);
-      const player = await createPlayer(prisma, actor, {
-        accountId: actor.accountId,
-        username: name,
-        password: secret,
-        displayName,
-      });
-      await forgiven(throttle, attempt);
-      return player;
+      const player = {
+        username: username(body.username),
+        password: password(body.password, 8),
+        displayName: optionalText(body.display_name, 'display_name', 64),
+      };
+      return createPlayerOfDeveloper(prisma, throttle, actor, player, address);
     },
   };
 }

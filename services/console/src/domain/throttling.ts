@@ -1,30 +1,9 @@
-// The sign-in throttle in front of the console's guessable operations (sign-in, registration,
-// player creation): a locked attempt is refused TOO_MANY_ATTEMPTS, with when to try again. And the
-// console's own rates (triggers): so many requests of a kind a window per account, on the same
-// limiter and store as the throttle, so every console replica counts against the one limit.
-import { Refusal } from '@devplat/domain/refusal';
+// The console's own rates (triggers): so many requests of a kind a window per account, on the same
+// limiter and store as the sign-in throttle (whose gate is the domain's: @devplat/domain's
+// throttled.ts), so every console replica counts against the one limit.
 import { DependencyUnavailableError } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
-import type { SignInAttempt, SignInThrottle } from '@devplat/throttle';
-import { limiterOn, waitInWords } from '@devplat/throttle';
-
-/** Counts the attempt on the throttle first, and refuses it when its account or address is locked. */
-export async function throttled(throttle: SignInThrottle, attempt: SignInAttempt): Promise<void> {
-  const locked = await throttle.begin(attempt);
-  if (!locked) return;
-  const { retryAfterSeconds } = locked;
-  throw new Refusal('TOO_MANY_ATTEMPTS', `Too many attempts. Try again in ${waitInWords(retryAfterSeconds)}.`, {
-    retryAfterSeconds,
-  });
-}
-
-/**
- * Clears the attempt's count after a change that succeeded. Best effort: the change has committed,
- * and a count left standing only expires later, so a store failure here must not fail the answer.
- */
-export async function forgiven(throttle: SignInThrottle, attempt: SignInAttempt): Promise<void> {
-  await throttle.succeeded(attempt).catch(() => {});
-}
+import { limiterOn } from '@devplat/throttle';
 
 /** A rate: at most `points` requests in each window of `seconds`, counted from a key's first. */
 export interface Rate {

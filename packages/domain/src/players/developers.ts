@@ -1,0 +1,47 @@
+// A developer's own sandbox players, as the console serves them: made behind the sign-in throttle,
+// and disabled or enabled only by the account they belong to (another developer's player answers
+// exactly like one that does not exist).
+import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import type { SignInThrottle } from '@devplat/throttle';
+import type { Actor } from '../audit/store.ts';
+import { refuse } from '../refusal.ts';
+import { forgiven, throttled } from '../throttled.ts';
+import { createPlayer, disablePlayer, enablePlayer } from './operations.ts';
+import { findPlayerOfAccount } from './store.ts';
+
+/**
+ * A new player of the developer's account. Usernames are unique across the sandbox (players sign in
+ * by username alone), so a taken one is named (USERNAME_TAKEN); each taken username counts on the
+ * developer's throttle like a wrong password, so creating players is no faster a way to learn
+ * usernames than guessing at sign-in.
+ */
+export async function createPlayerOfDeveloper(
+  prisma: PrismaClient,
+  throttle: SignInThrottle,
+  actor: Actor,
+  player: { username: string; password: string; displayName: string | null },
+  address: string,
+): Promise<SandboxPlayer> {
+  const attempt = { account: actor.accountId, address };
+  await throttled(throttle, attempt);
+  const created = await createPlayer(prisma, actor, { accountId: actor.accountId, ...player });
+  await forgiven(throttle, attempt);
+  return created;
+}
+
+/**
+ * Disables one of the developer's players (every user token of theirs answers 403 ACCESS_DENIED on
+ * the next call, their consents stand, they cannot sign in) or enables them again. Audited when it
+ * changed; PLAYER_NOT_FOUND for a player that is not the account's.
+ */
+export async function setPlayerStatusOfDeveloper(
+  prisma: PrismaClient,
+  actor: Actor,
+  playerId: string,
+  status: PlayerStatus,
+): Promise<SandboxPlayer> {
+  const player = isUuid(playerId) ? await findPlayerOfAccount(prisma, actor.accountId, playerId) : null;
+  if (!player) refuse('PLAYER_NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
+  const change = status === 'disabled' ? disablePlayer : enablePlayer;
+  return (await change(prisma, actor, player)).player;
+}
