@@ -1,6 +1,8 @@
 // The apps room: what can be done with developer apps and their client secrets (create, edit,
 // rotate, revoke, disable, enable, delete; the platform's suspension), their rules (redirect URIs, scopes, credentials) and
 // what may be read of them. Only store.ts touches the apps and client_secrets tables.
+
+export { activeAppOfDeveloper, appOfDeveloper, secretOfApp } from './developers.ts';
 export {
   type AppChangeNotice,
   type AppChanges,

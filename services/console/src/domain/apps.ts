@@ -6,26 +6,27 @@
 import type { AppDirectory } from '@devplat/app-directory';
 import type { WebhookSettings } from '@devplat/config';
 import type { AppView, DeliveryView } from '@devplat/contract';
-import { isUuid, type PrismaClient } from '@devplat/db';
+import type { PrismaClient } from '@devplat/db';
 import {
   type AppChanges,
   type AppWithSecrets,
+  activeAppOfDeveloper,
   addSecret,
+  appOfDeveloper,
   appsOfAccount,
   createApp,
   deleteApp,
   disableApp,
   editApp,
   enableApp,
-  findAppByClientId,
   findAppWithSecrets,
-  refuseSuspended,
   revokeSecret,
+  secretOfApp,
 } from '@devplat/domain/apps';
 import type { Actor } from '@devplat/domain/audit';
 import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
 import { deliveriesPerDay, listDeliveries } from '@devplat/domain/events';
-import { type RefusalCode, refuse as refuseAs } from '@devplat/domain/refusal';
+import { refuse as refuseAs } from '@devplat/domain/refusal';
 import { isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
 import { knownFields, refuse, requiredText, stringList } from './rules.ts';
 
@@ -50,8 +51,6 @@ export const appView = (app: AppWithSecrets): AppView => ({
     })),
   created_at: app.createdAt.toISOString(),
 });
-
-const notFound = (code: RefusalCode, what: string): never => refuseAs(code, `${what} does not exist or is not yours.`);
 
 /** Counts per kind, then per day (YYYY-MM-DD); a day with none is absent. */
 export interface AppActivity {
@@ -90,18 +89,8 @@ export function developerApps(
   directory: AppDirectory,
   { webhooks, reservedHosts, pairwiseSecret }: AppRules,
 ) {
-  const find = async (accountId: string, clientId: string): Promise<AppWithSecrets> => {
-    const app = await findAppByClientId(prisma, clientId);
-    return app && app.accountId === accountId && app.status !== 'deleted'
-      ? app
-      : notFound('APP_NOT_FOUND', `The app ${clientId}`);
-  };
-  const active = async (accountId: string, clientId: string) => {
-    const app = await find(accountId, clientId);
-    if (app.status === 'suspended') refuseSuspended(clientId);
-    if (app.status !== 'active') refuseAs('APP_DISABLED', `The app ${clientId} is disabled.`);
-    return app;
-  };
+  const find = (accountId: string, clientId: string) => appOfDeveloper(prisma, accountId, clientId);
+  const active = (accountId: string, clientId: string) => activeAppOfDeveloper(prisma, accountId, clientId);
 
   /** null (no endpoint) for an absent, null or empty value; otherwise a URL a webhook may go to. */
   const checkedWebhookUrl = (value: unknown): string | null => {
@@ -174,9 +163,7 @@ export function developerApps(
 
     async revokeSecret(actor: Actor, clientId: string, secretId: string): Promise<void> {
       const app = await find(actor.accountId, clientId);
-      const secret = isUuid(secretId) ? app.secrets.find((candidate) => candidate.id === secretId) : undefined;
-      if (!secret) notFound('SECRET_NOT_FOUND', `The secret ${secretId}`);
-      await revokeSecret(prisma, directory, actor, app.id, secretId);
+      await revokeSecret(prisma, directory, actor, app.id, secretOfApp(app, secretId));
     },
 
     /** Tokens of the app work again, those of its consents too (disabling ended none). */
