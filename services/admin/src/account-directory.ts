@@ -1,11 +1,8 @@
 // admin find-accounts / show-account: developer accounts as the operator looks them up, before
 // suspending one or answering a ticket. Reads only: nothing is changed, and nothing is audited.
-import type { Account, PrismaClient } from '@devplat/db';
-import { isUuid } from '@devplat/db';
-import { findAccount, findAccountByEmail, searchAccounts } from '@devplat/domain/accounts';
+import { accountNamed, searchAccounts } from '@devplat/domain/accounts';
 import { appCountsOfAccount } from '@devplat/domain/apps';
 import { playerCountsOfAccount } from '@devplat/domain/players';
-import { Refusal } from '@devplat/domain/refusal';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
@@ -65,16 +62,6 @@ filter is refused (an unknown status, a bad time, a cursor this listing did not 
   },
 };
 
-/** The account an operator names by id or by e-mail (in any case). */
-async function namedAccount(prisma: PrismaClient, given: string): Promise<Account> {
-  const account = isUuid(given)
-    ? await findAccount(prisma, given.toLowerCase())
-    : await findAccountByEmail(prisma, given.toLowerCase());
-  if (!account)
-    throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the ${isUuid(given) ? 'id' : 'e-mail'} ${given}`);
-  return account;
-}
-
 export const showAccountCommand: Command = {
   path: ['show-account'],
   summary: 'Show one developer account: status, creation, its apps and players',
@@ -87,7 +74,7 @@ status (and since when it is suspended), when it was created, how many apps it h
   options: [],
   async run({ args, env, io }) {
     await withDatabase(adminConfig(env), async (prisma) => {
-      const account = await namedAccount(prisma, args.account as string);
+      const account = await accountNamed(prisma, args.account as string);
       const [apps, players] = await Promise.all([
         appCountsOfAccount(prisma, account.id),
         playerCountsOfAccount(prisma, account.id),

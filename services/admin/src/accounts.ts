@@ -2,9 +2,8 @@
 // again. The accounts room (@devplat/domain/accounts) makes the change, bumps every process's app
 // directory before and after it, and writes the audit record in the same transaction, only when
 // something changed, so a second run changes nothing and records nothing.
-import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { accountWithEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
 import { appCountOfAccount } from '@devplat/domain/apps';
-import { Refusal } from '@devplat/domain/refusal';
 import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 
@@ -19,9 +18,7 @@ function accountCommand(spec: AccountCommand): Command {
   return auditedCommand(spec, 'email', [], async ({ invocation: { args, env, io }, operator, reason }) => {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {
-      // The console keeps e-mails in lower case.
-      const account = await findAccountByEmail(prisma, (args.email as string).toLowerCase());
-      if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${args.email}`);
+      const account = await accountWithEmail(prisma, args.email as string);
       const apps = await appCountOfAccount(prisma, account.id);
       const changed = await withDirectory(config, prisma, io, (directory) =>
         spec.change(prisma, directory, { operator }, account, { reason }),

@@ -1,7 +1,7 @@
 // The audit log's filters as an operator writes them, resolved to what the records keep: shared by
 // the admin command (`admin audit`) and the admin API (GET /audit), so both doors read them alike.
 import { isUuid, type PrismaClient } from '@devplat/db';
-import { findAccountByEmail } from '@devplat/domain/accounts';
+import { accountWithEmail, findAccountByEmail } from '@devplat/domain/accounts';
 import { findAppByClientId } from '@devplat/domain/apps';
 import type { AuditActor, AuditFilter } from '@devplat/domain/audit';
 import { findPlayerByUsername } from '@devplat/domain/players';
@@ -47,8 +47,7 @@ async function targetOf(
   if (id === '') throw malformed(`target takes <type> or <type>:<id> (got "${given}")`);
   if (id === undefined || isUuid(id)) return { type, ...(id !== undefined && { id: id.toLowerCase() }) };
   if (type === 'account' && id.includes('@')) {
-    const account = await findAccountByEmail(prisma, id.toLowerCase());
-    return { type, id: account?.id ?? refuse('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${id}`) };
+    return { type, id: (await accountWithEmail(prisma, id)).id };
   }
   if (type === 'app' && id.startsWith('svc_')) {
     const app = await findAppByClientId(prisma, id);

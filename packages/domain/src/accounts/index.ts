@@ -10,4 +10,11 @@ export {
 } from './developers.ts';
 export { type NewAccount, reactivateAccount, registerAccount, suspendAccount } from './operations.ts';
 export { type AccountSearch, searchAccounts } from './search.ts';
-export { emailsOfAccounts, findAccount, findAccountByEmail, lockAccount } from './store.ts';
+export {
+  accountNamed,
+  accountWithEmail,
+  emailsOfAccounts,
+  findAccount,
+  findAccountByEmail,
+  lockAccount,
+} from './store.ts';

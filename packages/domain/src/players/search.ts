@@ -1,7 +1,7 @@
 // Finding sandbox players, for the operator: by username (the whole name, or its beginning), the
 // e-mail of their developer account, and status, newest first, a page at a time.
 import { PlayerStatus, type SandboxPlayer } from '@devplat/db';
-import { findAccountByEmail } from '../accounts/store.ts';
+import { accountWithEmail } from '../accounts/store.ts';
 import type { Db } from '../db.ts';
 import { oneOf, type Page, page, searchText } from '../paging.ts';
 import { Refusal } from '../refusal.ts';
@@ -35,9 +35,7 @@ export async function searchPlayers(db: Db, search: PlayerSearch): Promise<Page<
   if (status !== undefined) selection.status = oneOf('status', status, Object.values(PlayerStatus));
   if (accountEmail !== undefined) {
     const email = searchText('account e-mail', accountEmail, 320).toLowerCase();
-    const account = await findAccountByEmail(db, email);
-    if (!account) throw new Refusal('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${email}`);
-    selection.accountId = account.id;
+    selection.accountId = (await accountWithEmail(db, email)).id;
   }
   return page('players', search, (after, take) => playersNewestFirst(db, selection, after, take));
 }
