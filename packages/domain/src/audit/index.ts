@@ -4,6 +4,12 @@
 
 export { type Page, pageLimits } from '../paging.ts';
 export {
+  type DeveloperHistoryPage,
+  type HistoryPageAsked,
+  historyOfAccount,
+  historyOfApp,
+} from './developer-history.ts';
+export {
   type AuditActor,
   type AuditActorType,
   type AuditFilter,
