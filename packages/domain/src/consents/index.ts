@@ -31,6 +31,7 @@ export {
   type Triggered,
   type TriggeredEvent,
   type TriggerSubject,
+  triggerableScopes,
   triggerConsentGranted,
   triggerConsentRevoked,
 } from './trigger.ts';

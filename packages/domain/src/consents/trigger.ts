@@ -3,12 +3,41 @@
 // listen get exactly what production sends. The Allow grants no authorization-server grant here:
 // no code or token exists for anyone to hold, and a triggered consent backs none (grant_id null).
 // Each trigger is audited as consent.trigger, in the transaction of the change.
+import { type Scope, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { type Actor, recordAudit } from '../audit/store.ts';
+import { refuse } from '../refusal.ts';
 import { endSelectedConsents } from './end.ts';
 import { insertGrantedConsent } from './grant.ts';
 
 export type TriggeredEvent = 'consent.granted' | 'consent.revoked';
+
+/**
+ * The scopes a triggered Allow grants: those asked (already read as a list of at least one), else
+ * every player scope the app holds; INVALID_SCOPES for one a player cannot allow the app.
+ */
+export function triggerableScopes(
+  appScopes: readonly string[],
+  asked: string[] | undefined,
+  clientId: string,
+): string[] {
+  const grantable = userScopes.filter((scope) => appScopes.includes(scope));
+  if (asked === undefined) {
+    if (grantable.length === 0) {
+      refuse('INVALID_SCOPES', `The app ${clientId} holds no scope a player allows (${userScopes.join(', ')}).`);
+    }
+    return [...grantable];
+  }
+  for (const scope of asked) {
+    if (!grantable.includes(scope as Scope)) {
+      refuse(
+        'INVALID_SCOPES',
+        `${scope} is not a scope a player can allow ${clientId}: it may ask ${grantable.join(', ') || 'none'}.`,
+      );
+    }
+  }
+  return [...new Set(asked)];
+}
 
 export interface TriggerSubject {
   app: { id: string; clientId: string };

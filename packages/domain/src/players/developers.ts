@@ -4,10 +4,11 @@
 import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import type { SignInThrottle } from '@devplat/throttle';
 import type { Actor } from '../audit/store.ts';
+import type { Db } from '../db.ts';
 import { refuse } from '../refusal.ts';
 import { forgiven, throttled } from '../throttled.ts';
 import { createPlayer, disablePlayer, enablePlayer } from './operations.ts';
-import { findPlayerOfAccount } from './store.ts';
+import { findPlayerByUsername, findPlayerOfAccount } from './store.ts';
 
 /**
  * A new player of the developer's account. Usernames are unique across the sandbox (players sign in
@@ -44,4 +45,18 @@ export async function setPlayerStatusOfDeveloper(
   if (!player) refuse('PLAYER_NOT_FOUND', `The sandbox player ${playerId} does not exist or is not yours.`);
   const change = status === 'disabled' ? disablePlayer : enablePlayer;
   return (await change(prisma, actor, player)).player;
+}
+
+/**
+ * One of the developer's players, named by id or by username (in any case); PLAYER_NOT_FOUND, as
+ * for one that does not exist, for another account's.
+ */
+export async function playerOfDeveloper(db: Db, accountId: string, idOrUsername: string): Promise<SandboxPlayer> {
+  const player = isUuid(idOrUsername)
+    ? await findPlayerOfAccount(db, accountId, idOrUsername)
+    : await findPlayerByUsername(db, idOrUsername.toLowerCase());
+  if (!player || player.accountId !== accountId) {
+    refuse('PLAYER_NOT_FOUND', `The sandbox player ${idOrUsername} does not exist or is not yours.`);
+  }
+  return player;
 }

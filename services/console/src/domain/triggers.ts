@@ -3,16 +3,15 @@
 // app's webhook and devplat listen get what production sends. No code or token is made for anyone.
 // Sandbox only, as the whole console is; audited as consent.trigger. Each one writes a consent and
 // its events, so an account may send only so many a minute (a console limit: the public API has none).
-import { type Scope, userScopes } from '@devplat/contract';
-import { isUuid, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import type { Actor } from '@devplat/domain/audit';
 import {
   pairwiseSubject,
   type TriggeredEvent,
+  triggerableScopes,
   triggerConsentGranted,
   triggerConsentRevoked,
 } from '@devplat/domain/consents';
-import { findPlayerByUsername, findPlayerOfAccount } from '@devplat/domain/players';
+import { playerOfDeveloper } from '@devplat/domain/players';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
 import { waitInWords } from '@devplat/throttle';
 import type { DomainParts } from './parts.ts';
@@ -34,36 +33,12 @@ export interface TriggerView {
   sent: { consent_id: string; event_id: string }[];
 }
 
-async function ownPlayer(prisma: PrismaClient, accountId: string, idOrUsername: string): Promise<SandboxPlayer> {
-  const player = isUuid(idOrUsername)
-    ? await findPlayerOfAccount(prisma, accountId, idOrUsername)
-    : await findPlayerByUsername(prisma, idOrUsername.toLowerCase());
-  if (!player || player.accountId !== accountId) {
-    refuseAs('PLAYER_NOT_FOUND', `The sandbox player ${idOrUsername} does not exist or is not yours.`);
-  }
-  return player;
-}
-
-/** The scopes a triggered Allow grants: those asked, else every player scope the app holds. */
-function allowedScopes(appScopes: readonly string[], asked: unknown, clientId: string): string[] {
-  const grantable = userScopes.filter((scope) => appScopes.includes(scope));
-  if (asked === undefined) {
-    if (grantable.length === 0) {
-      refuseAs('INVALID_SCOPES', `The app ${clientId} holds no scope a player allows (${userScopes.join(', ')}).`);
-    }
-    return [...grantable];
-  }
+/** The scopes asked of a triggered Allow, read as a list of at least one; undefined when not given. */
+function askedScopes(asked: unknown): string[] | undefined {
+  if (asked === undefined) return undefined;
   const scopes = stringList(asked, 'scopes');
   if (scopes.length === 0) refuse('scopes must name at least one scope.');
-  for (const scope of scopes) {
-    if (!grantable.includes(scope as Scope)) {
-      refuseAs(
-        'INVALID_SCOPES',
-        `${scope} is not a scope a player can allow ${clientId}: it may ask ${grantable.join(', ') || 'none'}.`,
-      );
-    }
-  }
-  return [...new Set(scopes)];
+  return scopes;
 }
 
 export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainParts) {
@@ -97,14 +72,14 @@ export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainP
         event === 'consent.granted'
           ? await apps.active(actor.accountId, clientId)
           : await apps.find(actor.accountId, clientId);
-      const player = await ownPlayer(prisma, actor.accountId, playerRef);
+      const player = await playerOfDeveloper(prisma, actor.accountId, playerRef);
       const subject = { app: { id: app.id, clientId: app.clientId }, player };
       let sent: { consentId: string; eventId: string }[];
       if (event === 'consent.granted') {
         if (player.status !== 'active') {
           refuse(`The sandbox player ${player.username} is disabled and cannot allow apps: enable them first.`);
         }
-        const scopes = allowedScopes(app.scopes, body.scopes, app.clientId);
+        const scopes = triggerableScopes(app.scopes, askedScopes(body.scopes), app.clientId);
         sent = await triggerConsentGranted(prisma, pairwiseSecret, actor, subject, scopes);
       } else {
         sent = await triggerConsentRevoked(prisma, pairwiseSecret, actor, subject);
