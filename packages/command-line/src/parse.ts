@@ -2,7 +2,7 @@
 // may stand anywhere), then node:util parseArgs reads that command's options, strictly. What is
 // wrong is a UsageProblem, which the program words (Program.words).
 import { parseArgs } from 'node:util';
-import type { CommandSpec, OptionSpec, OptionValues } from './spec.ts';
+import { type CommandSpec, commandName, type OptionSpec, type OptionValues } from './spec.ts';
 import { closest } from './suggest.ts';
 import { UsageError, type UsageProblem } from './usage-error.ts';
 
@@ -53,9 +53,9 @@ function globalOptionLength(argv: string[], index: number, globals: readonly Opt
 
 export function parseCommandLine<Context>(argv: string[], program: Program<Context>): ParsedLine<Context> {
   const { commands, globalOptions = [] } = program;
-  const fail = (problem: UsageProblem, path: string[]): never => {
+  function fail(problem: UsageProblem, path: string[]): never {
     throw new UsageError(program.words(problem, path), path, problem);
-  };
+  }
   const path: string[] = [];
   const wordIndexes = new Set<number>();
   let unknownWord: string | undefined;
@@ -84,7 +84,7 @@ export function parseCommandLine<Context>(argv: string[], program: Program<Conte
 
   if (unknownWord !== undefined && !asksHelp) {
     const typed = [...path, unknownWord].join(' ');
-    const suggestion = closest(typed, commands.map(commandWords));
+    const suggestion = closest(typed, commands.map(commandName));
     fail({ kind: 'unknown-command', typed, ...(suggestion && { suggestion }) }, path);
   }
   for (const token of rest) {
@@ -128,10 +128,10 @@ export function parseCommandLine<Context>(argv: string[], program: Program<Conte
       fail({ kind: 'missing-argument', argument: argument.name }, path);
     }
     const { choices } = argument;
-    if (choices && !choices.includes(value as string)) {
-      fail({ kind: 'argument-not-a-choice', argument: argument.name, value: value as string, choices }, path);
+    if (choices && !choices.includes(value)) {
+      fail({ kind: 'argument-not-a-choice', argument: argument.name, value, choices }, path);
     }
-    line.args[argument.name] = value as string;
+    line.args[argument.name] = value;
   }
   if (positionals.length > 0) fail({ kind: 'unexpected-argument', value: positionals[0] as string }, path);
   for (const option of spec.options ?? []) {
@@ -148,8 +148,6 @@ export function parseCommandLine<Context>(argv: string[], program: Program<Conte
   }
   return line;
 }
-
-const commandWords = (spec: { path: string[] }) => spec.path.join(' ');
 
 /** parseArgs's errors, written for programmers, as the problem a person made. */
 function parseProblem(error: unknown, options: OptionSpec[]): UsageProblem {

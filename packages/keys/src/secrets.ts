@@ -18,18 +18,19 @@ import { createHash, randomBytes, randomFillSync, timingSafeEqual } from 'node:c
 const pool = Buffer.allocUnsafe(8 * 1024);
 let used = pool.length;
 
-function pooledBytes(byteLength: number): Buffer {
+/** `byteLength` random bytes (at most 8 KiB) from the pool, as text: no Buffer made on the way. */
+function pooledText(byteLength: number, encoding: 'base64url' | 'base64'): string {
   if (used + byteLength > pool.length) {
     randomFillSync(pool);
     used = 0;
   }
-  const bytes = pool.subarray(used, used + byteLength);
+  const text = pool.toString(encoding, used, used + byteLength);
   used += byteLength;
-  return bytes;
+  return text;
 }
 
 /** `byteLength` random bytes (at most 8 KiB), base64url. */
-export const randomBase64url = (byteLength: number): string => pooledBytes(byteLength).toString('base64url');
+export const randomBase64url = (byteLength: number): string => pooledText(byteLength, 'base64url');
 
 /** 256 random bits, base64url: 43 characters (session and CSRF tokens). */
 export const randomToken = (): string => randomBase64url(32);
@@ -38,7 +39,7 @@ export const randomToken = (): string => randomBase64url(32);
 export const newClientSecret = (): string => `svs_${randomBase64url(32)}`;
 
 /** A Standard Webhooks signing secret: `whsec_` and the base64 of 24 random bytes. */
-export const newWebhookSigningSecret = (): string => `whsec_${pooledBytes(24).toString('base64')}`;
+export const newWebhookSigningSecret = (): string => `whsec_${pooledText(24, 'base64')}`;
 
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** 43 base62 characters: 43 × log2(62) ≈ 256 bits. */

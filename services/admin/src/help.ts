@@ -49,7 +49,7 @@ export function commandHelp(command: Command): string {
     '',
     `${command.summary}.`,
     '',
-    ...(command.description ?? []).join('\n\n').split('\n'),
+    (command.description ?? []).join('\n\n'),
     '',
     'Options:',
     ...options,
