@@ -67,7 +67,7 @@ export function faultKinds(platform: SoakPlatform, random: Random, durationMs: n
   return [
     {
       name: 'Redis primary SIGKILL, back as a replica',
-      estimateMs: 12_000,
+      estimateMs: 15_000,
       inject: () => redis.killPrimary(),
     },
     killReplica('auth'),

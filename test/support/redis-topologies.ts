@@ -276,10 +276,16 @@ export interface RedisSentinel {
 
 /**
  * One primary, `replicas` replicas of it (one by default) and three sentinels monitoring it
- * (quorum 2, down after 1 s, failover timeout 3 s), ready: every sentinel sees the primary, every
- * replica and the two other sentinels.
+ * (quorum 2, down after `downAfterMs`, 1 s by default, failover timeout 3 s), ready: every sentinel
+ * sees the primary, every replica and the two other sentinels.
  */
-export async function startRedisSentinel({ replicas = 1 }: { replicas?: number } = {}): Promise<RedisSentinel> {
+export async function startRedisSentinel({
+  replicas = 1,
+  downAfterMs = 1_000,
+}: {
+  replicas?: number;
+  downAfterMs?: number;
+} = {}): Promise<RedisSentinel> {
   const processes = new Processes();
   const masterName = 'devplat';
   return processes.guard(async () => {
@@ -307,7 +313,7 @@ export async function startRedisSentinel({ replicas = 1 }: { replicas?: number }
           `bind ${host}`,
           `dir ${processes.dir}`,
           `sentinel monitor ${masterName} ${host} ${primaryPort} 2`,
-          `sentinel down-after-milliseconds ${masterName} 1000`,
+          `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
           `sentinel failover-timeout ${masterName} 3000`,
           `sentinel parallel-syncs ${masterName} 1`,
           '',

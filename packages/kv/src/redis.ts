@@ -1,7 +1,7 @@
 import { DependencyUnavailableError } from '@devplat/errors';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import { claimScript, singleUse, swapScript, undoClaimScript, undoSwapScript } from './single-use.ts';
+import { claimScript, singleUse, swapScript, undoClaimScript, undoMarkerKey, undoSwapScript } from './single-use.ts';
 import type { KeyValueStore, StreamAppend, StreamRead } from './store.ts';
 import { type RedisTopology, singleRedis } from './topology.ts';
 
@@ -77,6 +77,7 @@ export function redisStore(
   for (const client of durablePool) if (client !== redis) client.on('error', () => {});
   let turn = 0;
   const durableWrites = () => durablePool[turn++ % durablePool.length] as RedisClient;
+  const singleUseClients = () => ({ write: durableWrites(), undo: redis, durable: durableWrites });
   const cluster = redis instanceof Cluster;
   const sent = cluster ? (key: string) => key : (key: string) => key.replace(/[{}]/g, '');
   // Off Cluster every key shares the one server: one group, one command.
@@ -109,14 +110,13 @@ export function redisStore(
         }
         const args = ttl ? [value, ttl] : [value];
         const reply = await singleUse(
-          durableWrites(),
-          redis,
+          singleUseClients(),
           { timeoutMs, replicas: waitReplicas },
           {
             add: (pipeline, deadline) => pipeline.eval(claimScript, 1, sent(key), deadline, ...args),
             applied: (set) => set === 'OK',
           },
-          (client) => client.eval(undoClaimScript, 1, sent(key), value),
+          (target) => target.eval(undoClaimScript, 2, sent(key), sent(undoMarkerKey(key)), value),
         );
         return reply === 'OK';
       }),
@@ -155,15 +155,14 @@ export function redisStore(
       guard(async () => {
         const keys = [sent(key), sent(claim.key), sent(`${key}:undo`)];
         const reply = await singleUse(
-          durableWrites(),
-          redis,
+          singleUseClients(),
           { timeoutMs, replicas: acknowledged ? waitReplicas : 0 },
           {
             add: (pipeline, deadline) =>
               pipeline.eval(swapScript, 3, ...keys, deadline, from, claim.value, claim.ttlSeconds, to, ttlSeconds),
             applied: (swapped) => swapped === 1,
           },
-          (client) => client.eval(undoSwapScript, 3, ...keys, to),
+          (target) => target.eval(undoSwapScript, 4, ...keys, sent(undoMarkerKey(key)), to),
         );
         return reply === 1;
       }),

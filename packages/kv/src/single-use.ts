@@ -10,9 +10,15 @@
 //   broke, a failover), it is taken back: at once when its answer says it ran, otherwise once its
 //   deadline has passed, when it can no longer run. The undo is conditional, so it only ever takes
 //   back this call's own write.
-// - An undo that cannot reach Redis is retried in the background until it lands (a failover takes
-//   seconds); the caller's answer waits for it only briefly.
-import { type Cluster, type Redis, ReplyError } from 'ioredis';
+// - The undo is as durable as the write: it counts once as many replicas acknowledge it as the
+//   write needed. A write no replica acknowledged in time may still have reached one; an undo the
+//   primary alone held would be lost with it in a failover, leaving the write, so the client's retry
+//   would read as a replay (seen in a soak: two families ended after an unplanned failover). Every
+//   undo ends with a write of its own (a marker), so that its WAIT, on whichever connection,
+//   answers for the undo and everything before it on that primary.
+// - An undo that cannot reach Redis, or that no replica acknowledges, is retried in the background
+//   until it lands (a failover takes seconds); the caller's answer waits for it only briefly.
+import { Cluster, type Redis, ReplyError } from 'ioredis';
 
 type Client = Redis | Cluster;
 type Pipeline = ReturnType<Client['pipeline']>;
@@ -63,7 +69,20 @@ redis.call('SET', KEYS[3], current, 'EX', ${undoRetryMs / 1000 + 60})
 redis.call('SET', KEYS[1], ARGV[5], 'EX', ARGV[6])
 return 1`;
 
-/** Puts back the value a swap replaced while the swap's own value (ARGV[1]) is still there. */
+// How long an undo's marker lives: long enough for its WAIT.
+const markerSeconds = 60;
+
+/**
+ * What every undo ends with: a write to its marker (the last key), so that there is always a write
+ * for its WAIT to answer for, even when the undo had already landed and found nothing to take back.
+ */
+const undoMarker = `redis.call('SET', KEYS[#KEYS], '1', 'EX', ${markerSeconds})
+return 1`;
+
+/**
+ * Puts back the value a swap replaced while the swap's own value (ARGV[1]) is still there. KEYS as
+ * the swap's, then the marker.
+ */
 export const undoSwapScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   local previous = redis.call('GET', KEYS[3])
@@ -72,36 +91,48 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
     redis.call('DEL', KEYS[2], KEYS[3])
   end
 end
-return 1`;
+${undoMarker}`;
 
 /** SET KEYS[1] ARGV[2] NX, for ARGV[3] seconds when given. Answers 'OK' when it set it. */
 export const claimScript = `${deadlineCheck}
 if ARGV[3] then return redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3], 'NX') end
 return redis.call('SET', KEYS[1], ARGV[2], 'NX')`;
 
-/** Deletes a claim while it still holds this call's value (ARGV[1]). */
+/** Deletes a claim (KEYS[1]) while it still holds this call's value (ARGV[1]); KEYS[2] the marker. */
 export const undoClaimScript = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1`;
+${undoMarker}`;
+
+/** Where an undo of a write to `key` leaves its marker: beside it, in its slot (hash tags are kept). */
+export const undoMarkerKey = (key: string) => `${key}:undone`;
 
 /** A single-use write that did not count: it was refused, or taken back (its undo may still be retrying). */
 export class SingleUseWriteFailed extends Error {}
 
+/** The connections a single-use write uses. */
+export interface SingleUseClients {
+  /** Where the write and its WAIT go: a connection of the durable pool. */
+  write: Client;
+  /** Where an undo goes first: a connection no WAIT blocks, so it lands at once. */
+  undo: Client;
+  /** A durable connection for each attempt to have the undo acknowledged by the replicas. */
+  durable: () => Client;
+}
+
 /**
- * Sends a single-use write (`add` puts its script, given its deadline, on the pipeline) on `client`,
- * then WAITs for the replicas on the same connection; `applied` reads the script's reply. Resolves
- * with that reply once the write counts; otherwise the write has not happened or has been taken back
- * (`undo`, run on `undoClient`, which is not blocked by WAIT), and the call rejects.
+ * Sends a single-use write (`add` puts its script, given its deadline, on the pipeline), then WAITs
+ * for the replicas on the same connection; `applied` reads the script's reply. Resolves with that
+ * reply once the write counts; otherwise the write has not happened or has been taken back (`undo`
+ * puts its script on a pipeline or sends it), and the call rejects.
  */
 export async function singleUse(
-  client: Client,
-  undoClient: Client,
+  clients: SingleUseClients,
   settings: SingleUseSettings,
   write: { add: (pipeline: Pipeline, deadline: number) => void; applied: (reply: unknown) => boolean },
-  undo: (client: Client) => Promise<unknown>,
+  undo: Undo,
 ): Promise<unknown> {
   const sentAt = Date.now();
-  const pipeline = client.pipeline();
+  const pipeline = clients.write.pipeline();
   write.add(pipeline, deadlineOf(sentAt, settings));
   if (settings.replicas > 0) pipeline.wait(settings.replicas, waitOf(settings));
   const [written, acknowledged] = (await pipeline.exec().catch(() => null)) ?? [];
@@ -110,42 +141,68 @@ export async function singleUse(
   if (!written || written[0]) {
     // Sent, but its answer never came: it may have run, or may yet until its deadline.
     await sleep(settledAt(sentAt, settings) - Date.now());
-    await takeBack(undoClient, undo, settings);
+    await takeBack(clients, undo, settings);
     throw written?.[0] ?? new SingleUseWriteFailed('the write got no answer');
   }
   const reply = written[1];
   if (settings.replicas === 0) return reply;
   const count = acknowledged && !acknowledged[0] ? Number(acknowledged[1]) : 0;
   if (count >= settings.replicas) return reply;
-  // A write no replica holds could be lost by a failover, and the token used again.
-  if (write.applied(reply)) await takeBack(undoClient, undo, settings);
+  // A write no replica holds could be lost by a failover, and the token used again; one that reached
+  // a replica after all must not outlive its undo.
+  if (write.applied(reply)) await takeBack(clients, undo, settings);
   throw new SingleUseWriteFailed(`the write reached ${count} of ${settings.replicas} replica(s) in time`);
 }
 
+/** An undo script, sent on a client or put on a pipeline (to be followed by a WAIT). */
+export type Undo = (target: Client | Pipeline) => unknown;
+
 /**
- * Runs the undo until it lands, for up to a minute; the caller waits for it at most a quarter of the
+ * Runs the undo until it lands, then (with replicas) until as many replicas acknowledge it as the
+ * write needed, for up to a minute in all; the caller waits for it to land at most a quarter of the
  * command bound, so a 503 is not held up by a Redis that is still away.
  */
-async function takeBack(
-  client: Client,
-  undo: (client: Client) => Promise<unknown>,
-  { timeoutMs }: SingleUseSettings,
-): Promise<void> {
+async function takeBack(clients: SingleUseClients, undo: Undo, settings: SingleUseSettings): Promise<void> {
   const until = Date.now() + undoRetryMs;
+  // A store closed for good ('end') takes no more commands.
+  const retrying = (client: Client) => Date.now() < until && client.status !== 'end';
   const landed = (async () => {
-    // A store closed for good ('end') takes no more commands.
-    while (!(await attempt(client, undo)) && Date.now() < until && client.status !== 'end') {
+    while (!(await attempt(clients.undo, undo)) && retrying(clients.undo)) await sleep(undoRetryEveryMs);
+  })();
+  void landed.then(async () => {
+    if (settings.replicas === 0) return;
+    // Again on a durable connection: on the same primary it only writes its marker, whose WAIT then
+    // answers for the undo too; on a primary promoted without the undo, it takes the write back there.
+    for (let client = clients.durable(); retrying(client); client = clients.durable()) {
+      if (await acknowledged(client, undo, settings)) return;
+      // A MOVED reply to a pipeline leaves a Cluster client's map of the slots as it was.
+      if (client instanceof Cluster) client.refreshSlotsCache();
       await sleep(undoRetryEveryMs);
     }
-  })();
-  await Promise.race([landed, sleep(Math.floor(timeoutMs / 4))]);
+  });
+  await Promise.race([landed, sleep(Math.floor(settings.timeoutMs / 4))]);
 }
 
-const attempt = (client: Client, undo: (client: Client) => Promise<unknown>) =>
-  undo(client).then(
-    () => true,
-    () => false,
-  );
+const attempt = async (client: Client, undo: Undo) => {
+  try {
+    await undo(client);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The undo and a WAIT, in one round trip: whether it ran and enough replicas have it. */
+async function acknowledged(client: Client, undo: Undo, settings: SingleUseSettings): Promise<boolean> {
+  const pipeline = client.pipeline();
+  undo(pipeline);
+  const results = await pipeline
+    .wait(settings.replicas, waitOf(settings))
+    .exec()
+    .catch(() => null);
+  const [ran, waited] = results ?? [];
+  return !!ran && !ran[0] && !!waited && !waited[0] && Number(waited[1]) >= settings.replicas;
+}
 
 const sleep = (ms: number) =>
   ms > 0 ? new Promise<void>((resolve) => setTimeout(resolve, ms).unref()) : Promise.resolve();

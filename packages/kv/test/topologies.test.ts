@@ -1,12 +1,13 @@
 // The store on a real Redis Cluster (3 masters, 3 replicas) and a real Sentinel group, on loopback:
 // no command spans two slots, tagged keys share one, and a durable claim counts only once a
-// replica has it.
+// replica has it, and a failed one's undo is sent again until a replica has that too.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DependencyUnavailableError } from '@devplat/errors';
 import {
   needsRedisBinaries,
+  pollUntil,
   type RedisCluster,
   type RedisSentinel,
   redisCli,
@@ -125,25 +126,32 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
   });
 });
 
-describe('the store on a Sentinel-watched primary', { skip: needsRedisBinaries }, () => {
-  let sentinel: RedisSentinel;
-  let store: KeyValueStore;
+/** A Sentinel group of its own for a describe, and a store on it that waits for one replica. */
+function sentinelStore(prefix: string) {
+  const opened: { sentinel?: RedisSentinel; store?: KeyValueStore } = {};
   before(async () => {
-    sentinel = await startRedisSentinel();
-    store = redisStore('redis://', {
-      prefix: `test:${randomUUID()}:`,
+    const sentinel = await startRedisSentinel();
+    opened.sentinel = sentinel;
+    opened.store = redisStore('redis://', {
+      prefix,
       timeoutMs: 1_000,
       topology: { mode: 'sentinel', sentinels: addresses(sentinel.sentinels), masterName: sentinel.masterName },
       waitReplicas: 1,
     });
-    await store.ready();
+    await opened.store.ready();
   });
   after(async () => {
-    await store?.close();
-    await sentinel?.stop();
+    await opened.store?.close();
+    await opened.sentinel?.stop();
   });
+  return opened as { sentinel: RedisSentinel; store: KeyValueStore };
+}
+
+describe('the store on a Sentinel-watched primary', { skip: needsRedisBinaries }, () => {
+  const opened = sentinelStore(`test:${randomUUID()}:`);
 
   test('a durable claim waits for the replica: with the replica cut off it fails and is taken back', async () => {
+    const { sentinel, store } = opened;
     assert.equal(await store.putIfAbsent('used:{c1}', '1', 60, { durable: true }), true);
     const resume = await sentinel.freezeReplicas();
     try {
@@ -153,5 +161,47 @@ describe('the store on a Sentinel-watched primary', { skip: needsRedisBinaries }
       await resume();
     }
     assert.equal(await store.putIfAbsent('used:{c2}', '1', 60, { durable: true }), true, 'and may be claimed again');
+  });
+});
+
+describe('an undo on a Sentinel-watched primary', { skip: needsRedisBinaries }, () => {
+  const prefix = `test:${randomUUID()}:`;
+  const opened = sentinelStore(prefix);
+
+  test('is sent again until a replica has it: a primary promoted with the swap but not its undo takes it back', async () => {
+    const { sentinel, store } = opened;
+    const record = '{"id":"t0"}';
+    const swapped = '{"id":"t1"}';
+    await store.put('family:{s1}', record, 60);
+    assert.equal(
+      await store.putIfAbsent('used:{s1}', '1', 60, { durable: true }),
+      true,
+      'the record is on the replica',
+    );
+    const resume = await sentinel.freezeReplicas();
+    await assert.rejects(
+      store.swap(
+        'family:{s1}',
+        { from: '{"id":"t0"', to: swapped, ttlSeconds: 60 },
+        { key: 'family:{s1}:t0:used', value: '1', ttlSeconds: 60 },
+        { durable: true },
+      ),
+      DependencyUnavailableError,
+    );
+    // The primary took the swap back, but no replica has the undo: the primary dies with it.
+    const old = await sentinel.killPrimary();
+    await resume();
+    const promoted = await sentinel.waitForFailover(old);
+    // As if the promoted replica had received the swap and not its undo (off Cluster, keys are sent
+    // without their braces).
+    await redisCli(promoted, 'SET', `${prefix}family:s1:undo`, record, 'EX', '60');
+    await redisCli(promoted, 'SET', `${prefix}family:s1:t0:used`, '1', 'EX', '60');
+    await redisCli(promoted, 'SET', `${prefix}family:s1`, swapped, 'EX', '60');
+    await pollUntil(
+      'the swap taken back on the promoted primary',
+      async () => (await redisCli(promoted, 'GET', `${prefix}family:s1`)) === record,
+      10_000,
+    );
+    assert.equal(await redisCli(promoted, 'EXISTS', `${prefix}family:s1:t0:used`), '0', 'the claim is gone too');
   });
 });
