@@ -18,12 +18,10 @@ import { type OperationHandlers, operation } from './routes.ts';
 import { pageHeaders } from './security-headers.ts';
 import { logUnavailable } from './unavailable-log.ts';
 
-const everyPage = pageHeaders(true);
-const redirectingForms = pageHeaders(false);
 const withoutFormAction =
-  (guard?: Middleware): Middleware =>
+  (headers: Record<string, string>, guard?: Middleware): Middleware =>
   (ctx, next) => {
-    ctx.set(redirectingForms);
+    ctx.set(headers);
     return guard ? guard(ctx, next) : next();
   };
 
@@ -79,6 +77,7 @@ function pageFront(
   render: RenderErrorPage,
   observe: RequestObserver | undefined,
   trustedPeer: TrustedPeer,
+  everyPage: Record<string, string>,
 ): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
@@ -112,6 +111,8 @@ export interface PageAppOptions {
   guard?: Middleware;
   /** Records each answered request (metrics). */
   observe?: RequestObserver;
+  /** The site's pages load its own script files and streams (the console's): see pageHeaders. */
+  scripts?: boolean;
 }
 
 export interface PageRouteOptions {
@@ -146,19 +147,21 @@ export function pageApp({
   forwarded = { secure: false },
   guard,
   observe,
+  scripts = false,
 }: PageAppOptions): PageApp {
+  const redirectingForms = pageHeaders(false, scripts);
   const router = new Router({ strict: true, sensitive: true });
   const trust = forwardedTrust(forwarded);
   const app = new Koa({ keys, proxy: trust.proxy, maxIpsCount: 1 });
   app.silent = true;
   if (trust.guard) app.use(trust.guard);
-  app.use(pageFront(logger, errorPage, observe, trust.peer));
+  app.use(pageFront(logger, errorPage, observe, trust.peer, pageHeaders(true, scripts)));
   if (guard) app.use(guard);
   if (forwarded.secure) app.use(httpsOnly);
   app.use(router.routes());
   return {
     app,
     route: (path, handlers, { formAction = true, guard: routeGuard } = {}) =>
-      operation(router, path, handlers, formAction ? routeGuard : withoutFormAction(routeGuard)),
+      operation(router, path, handlers, formAction ? routeGuard : withoutFormAction(redirectingForms, routeGuard)),
   };
 }

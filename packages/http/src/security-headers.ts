@@ -15,12 +15,14 @@ export function securityHeaders(contentSecurityPolicy: string): Record<string, s
 /**
  * The page security headers. `form-action 'self'` is left out only where a form's answer is a
  * redirect to another site: Chrome applies form-action to the redirect too, so with it the consent
- * screen could never send the player back to the app after Allow.
+ * screen could never send the player back to the app after Allow. `scripts` (the console's pages
+ * alone) allows the site's own script files and its own streams: still no inline script, no eval,
+ * no other origin.
  */
-export function pageHeaders(formAction: boolean): Record<string, string> {
+export function pageHeaders(formAction: boolean, scripts = false): Record<string, string> {
   return {
     ...securityHeaders(
-      `default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'${formAction ? "; form-action 'self'" : ''}`,
+      `default-src 'none'; style-src 'unsafe-inline'${scripts ? "; script-src 'self'; connect-src 'self'" : ''}; base-uri 'none'; frame-ancestors 'none'${formAction ? "; form-action 'self'" : ''}`,
     ),
     'Cache-Control': 'no-store',
   };
