@@ -35,7 +35,7 @@ export function accountPage(
   return layout(
     view,
     html`<h1>Your account</h1>
-<table><tbody>
+<table class="facts"><tbody>
 <tr><th>Email</th><td>${account.email}</td></tr>
 <tr><th>Display name</th><td>${account.displayName}</td></tr>
 <tr><th>Registered</th><td>${timeElement(account.createdAt.toISOString())}</td></tr>
@@ -44,7 +44,7 @@ export function accountPage(
 <h2>History</h2>
 <p>What was done to your account, newest first: registration, API keys created and revoked (by you, from a signed-in
 session), and what the platform did. The request ID is the <code>X-Request-ID</code> of the request that made the change.</p>
-${table(['When', 'Who', 'What', 'Request ID'], rows, empty)}
+${table('Account history', ['When', 'Who', 'What', 'Request ID'], rows, empty)}
 ${(older || newest) && html`<nav aria-label="History pages"><p>${newest} ${older}</p></nav>`}`,
   );
 }

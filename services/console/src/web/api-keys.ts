@@ -7,6 +7,7 @@ import { type Html, type HtmlValue, hiddenField, html, ProblemError, sendPage } 
 import type { Context } from 'koa';
 import { apiKeyView } from '../domain/api-keys.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
+import { copyButton } from './copy.ts';
 import { action, type Frame, field, layout, table } from './pages.ts';
 import { timeElement } from './time.ts';
 
@@ -20,7 +21,8 @@ export interface ApiKeyFormValues {
 function newKeyBox(key: string | undefined): HtmlValue {
   return (
     key &&
-    html`<div class="secret-box" role="region" aria-label="New API key"><p><strong>Copy this API key now: it is shown only once.</strong></p><p class="secret" data-testid="api-key">${key}</p>
+    html`<div class="secret-box" role="region" aria-label="New API key"><p><strong>Copy this API key now: it is shown only once.</strong></p><p class="secret" id="api-key" data-testid="api-key">${key}</p>
+${copyButton('api-key', 'API key')}
 <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code> on the console API, or give it to devplat: <code>DEVPLAT_API_KEY=&lt;key&gt; devplat apps list</code>.</p></div>`
   );
 }
@@ -49,7 +51,7 @@ ${newKeyBox(newKey)}
 <code>DEVPLAT_API_KEY</code> or <code>--api-key-stdin</code> for devplat, <code>Authorization: Bearer</code> for the API.
 A key cannot create or revoke keys or change your account: that takes this signed-in page. A revoked or expired key,
 or any key while your account is suspended, answers <code>401</code> from its next call.</p>
-${table(['Name', 'Key', 'Scope', 'Status', 'Created', 'Expires', 'Last used', ''], rows, html`<p>You have no API keys.</p>`)}
+${table('Your API keys', ['Name', 'Key', 'Scope', 'Status', 'Created', 'Expires', 'Last used', ''], rows, html`<p>You have no API keys.</p>`)}
 <p><small>Last used is noted at most about once a minute. Keys revoked or expired more than 30 days ago are no longer
 listed; your <a href="/account">account's history</a> keeps every key made and revoked.</small></p>
 <h2>Create an API key</h2>

@@ -5,6 +5,7 @@ import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
+import { assetRoutes } from './assets.ts';
 import { messagePage } from './pages.ts';
 import { consoleWebPages } from './routes.ts';
 
@@ -42,7 +43,10 @@ export function buildConsoleWeb(
     forwarded: { secure, trustedProxies },
     guard: enabled ? refusalsAsProblems : switchedOff,
     observe: metrics && requestObserver(metrics, 'console-web'),
+    // The console's own script (copy buttons, the live request log): script-src and connect-src 'self'.
+    scripts: true,
   });
-  consoleWebPages(route, domain, { secure, apiBase });
+  assetRoutes(route);
+  consoleWebPages(route, domain, { secure, apiBase, logger });
   return app;
 }

@@ -1,7 +1,7 @@
 // Bar charts drawn on the server as inline SVG: no script, no image request (the pages' CSP allows
 // neither), readable without colour (each bar's <title> says its day and counts, and a table below
 // the chart holds the same numbers).
-import { type Html, html } from '@devplat/http';
+import { type Html, html, scrollRegion } from '@devplat/http';
 
 export interface Series {
   name: string;
@@ -79,7 +79,10 @@ ${bars}${xLabels}
 <figcaption>${title}. ${legend}</figcaption>
 <details><summary>The numbers</summary>${
     rows.length
-      ? html`<table><thead><tr><th>Day</th>${series.map((each) => html`<th>${each.name}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`
+      ? scrollRegion(
+          `${title}: the numbers`,
+          html`<table><thead><tr><th>Day</th>${series.map((each) => html`<th>${each.name}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`,
+        )
       : html`<p>Nothing in these 30 days.</p>`
   }</details>
 </figure>`;

@@ -7,6 +7,7 @@ import {
   cookie,
   cookieSessions,
   doubleSubmitCsrf,
+  type Logger,
   type OperationHandlers,
   type PageApp,
   ProblemError,
@@ -49,9 +50,11 @@ export interface WebSettings {
   secure: boolean;
   /** The API's base URL (BASE_URL), which the app pages' first-call snippets call. */
   apiBase: string;
+  /** Where a stream (the live request log) says why it ended early. */
+  logger: Logger;
 }
 
-export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, { secure, apiBase }: WebSettings) {
+export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, { secure, apiBase, logger }: WebSettings) {
   // The web UI's own sessions: never accepted as an API bearer token (domain/sessions.ts).
   const sessionCookie = cookie({ name: 'console_session', sameSite: 'strict', secure });
   const sessions = cookieSessions(domain.sessions.web, sessionCookie);
@@ -77,6 +80,7 @@ export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, { secu
     route,
     domain,
     apiBase,
+    logger,
     sessions,
     csrf,
     current,

@@ -6,6 +6,7 @@
 // them as the page shows them).
 import type { AppView } from '@devplat/contract';
 import { type Html, html } from '@devplat/http';
+import { copyButton } from './copy.ts';
 
 interface FirstCallSettings {
   clientId: string;
@@ -94,7 +95,8 @@ export function firstCallSection(app: AppView, apiBase: string): Html {
   const base = `/apps/${app.client_id}`;
   const snippets = firstCallSnippets({ clientId: app.client_id, apiBase }).map(
     (snippet, index) => html`<details ${index === 0 && html`open`}><summary>${snippet.heading}</summary>
-<pre data-testid="first-call-${snippet.id}"><code>${snippet.code}</code></pre><p><small>${snippet.run}</small></p></details>`,
+<pre tabindex="0" data-testid="first-call-${snippet.id}"><code id="first-call-${snippet.id}-code">${snippet.code}</code></pre>
+${copyButton(`first-call-${snippet.id}-code`, `the ${snippet.heading} snippet`)}<p><small>${snippet.run}</small></p></details>`,
   );
   const missingScope =
     !app.scopes.includes('city.public.read') &&

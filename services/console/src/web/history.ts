@@ -3,7 +3,7 @@
 import { type Html, html, sendPage } from '@devplat/http';
 import type { AppHistoryPage } from '../domain/history.ts';
 import { frame, type WebRoutes, who } from './context.ts';
-import { type Frame, layout } from './pages.ts';
+import { type Frame, layout, table } from './pages.ts';
 import { timeElement } from './time.ts';
 
 /** Where a page of the history is: the newest or after a cursor, and the page size asked for, if any. */
@@ -25,16 +25,13 @@ export function historyPage(view: Frame, { app, entries, nextCursor }: AppHistor
     `${base}/history?${new URLSearchParams({ ...(place.limit && { limit: place.limit }), cursor: nextCursor })}`;
   const older = olderHref && html`<a href="${olderHref}" rel="next">Older</a>`;
   const newest = !place.first && html`<a href="${base}/history">Newest</a>`;
-  const table = rows.length
-    ? html`<table><thead><tr><th>When</th><th>Who</th><th>What</th><th>Request ID</th></tr></thead><tbody>${rows}</tbody></table>`
-    : html`<p>${place.first ? 'Nothing recorded yet.' : 'Nothing older.'}</p>`;
   return layout(
     view,
     html`<h1>History of ${app.name}</h1>
 <p><a href="${base}">Back to ${app.name}</a></p>
 <p>What was done to this app, newest first, by you (your account's e-mail) or by the platform. The request ID is the
 <code>X-Request-ID</code> of the request that made the change.</p>
-${table}
+${table('App history', ['When', 'Who', 'What', 'Request ID'], rows, html`<p>${place.first ? 'Nothing recorded yet.' : 'Nothing older.'}</p>`)}
 ${(older || newest) && html`<nav aria-label="History pages"><p>${newest} ${older}</p></nav>`}`,
   );
 }

@@ -1,14 +1,26 @@
-// The console's pages, in the shared layout: plain HTML with labelled controls and no scripts.
+// The console's pages, in the shared layout: plain HTML with labelled controls that works without
+// scripts; the console's own script (assets.ts) adds copy buttons and the live request log.
 
 import type { AppView, DeliveryView, PlayerView } from '@devplat/contract';
 import { scopeDescriptions, scopeNames } from '@devplat/contract';
-import { errorMessage, type Html, type HtmlValue, hiddenField, html, noticeMessage, siteLayout } from '@devplat/http';
+import {
+  errorMessage,
+  type Html,
+  type HtmlValue,
+  hiddenField,
+  html,
+  noticeMessage,
+  scrollRegion,
+  siteLayout,
+} from '@devplat/http';
 import type { AppActivity } from '../domain/apps.ts';
+import { consoleScript } from './assets.ts';
 import { barChart } from './chart.ts';
+import { copyButton } from './copy.ts';
 import { firstCallSection } from './first-call.ts';
 import { timeElement } from './time.ts';
 
-const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem' });
+const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem', script: consoleScript });
 
 export interface Frame {
   title: string;
@@ -68,10 +80,13 @@ ${field('password', 'Password', 'password', '', html`autocomplete="new-password"
   );
 }
 
-/** A table with its header row, or `empty` when there are no rows. */
-export const table = (headings: string[], rows: HtmlValue[], empty: HtmlValue) =>
+/** A table with its header row, scrolling inside its region (named `label`) on a narrow screen; `empty` when there are no rows. */
+export const table = (label: string, headings: string[], rows: HtmlValue[], empty: HtmlValue) =>
   rows.length
-    ? html`<table><thead><tr>${headings.map((heading) => html`<th>${heading}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`
+    ? scrollRegion(
+        label,
+        html`<table><thead><tr>${headings.map((heading) => html`<th>${heading}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`,
+      )
     : empty;
 
 /** An app's status as its pages say it. */
@@ -85,7 +100,7 @@ export function appsPage(frame: Frame, apps: AppView[]): Html {
   return layout(
     frame,
     html`<h1>Your sandbox apps</h1><p><a href="/apps/new">Create app</a></p>
-${table(['Name', 'Client ID', 'Status', 'Scopes'], rows, html`<p>You have no apps yet.</p>`)}
+${table('Your apps', ['Name', 'Client ID', 'Status', 'Scopes'], rows, html`<p>You have no apps yet.</p>`)}
 <p><small>Production credentials are not available: only sandbox apps exist until a security review opens production.</small></p>`,
   );
 }
@@ -194,9 +209,20 @@ ${barChart({
 function newSecretBox(secret: string | undefined): HtmlValue {
   return (
     secret &&
-    html`<div class="secret-box" role="region" aria-label="New client secret"><p><strong>Copy this client secret now: it is shown only once.</strong></p><p class="secret" data-testid="client-secret">${secret}</p></div>`
+    html`<div class="secret-box" role="region" aria-label="New client secret"><p><strong>Copy this client secret now: it is shown only once.</strong></p><p class="secret" id="client-secret" data-testid="client-secret">${secret}</p>
+${copyButton('client-secret', 'client secret')}</div>`
   );
 }
+
+/**
+ * The webhook signing secret, masked until the developer opens it: a <details>, closed with or
+ * without scripts, so that nobody looking at the screen reads it. Copy works while it is closed.
+ */
+const webhookSecret = (secret: string | null): HtmlValue =>
+  secret === null
+    ? 'none'
+    : html`<details><summary>Reveal the signing secret</summary><code class="secret" id="webhook-secret" data-testid="webhook-secret">${secret}</code></details>
+${copyButton('webhook-secret', 'webhook signing secret')}`;
 
 /** Disable for an active app, Enable for a disabled one; a suspended app is the platform's to lift. */
 function dangerZoneStatus(app: AppView, base: string, csrf: string): HtmlValue {
@@ -232,26 +258,26 @@ ${field('webhook_url', 'Webhook URL', 'url', app.webhook_url ?? '')}
     frame,
     html`<h1>${app.name}</h1>
 ${newSecretBox(extras.newSecret)}
-<table><tbody>
-<tr><th>Client ID</th><td><code data-testid="client-id">${app.client_id}</code></td></tr>
+<table class="facts"><tbody>
+<tr><th>Client ID</th><td><code id="client-id" data-testid="client-id">${app.client_id}</code> ${copyButton('client-id', 'client ID')}</td></tr>
 <tr><th>Environment</th><td>${app.environment}</td></tr><tr><th>Status</th><td>${appStatusText(app.status)}</td></tr>
 <tr><th>Created</th><td>${timeElement(app.created_at)}</td></tr>
 <tr><th>Scopes</th><td>${app.scopes.join(' ')}</td></tr>
 <tr><th>Redirect URIs</th><td>${redirectUris.length ? redirectUris : 'none'}</td></tr>
 <tr><th>Webhook URL</th><td>${app.webhook_url ? html`<code>${app.webhook_url}</code>` : 'none'}</td></tr>
-<tr><th>Webhook signing secret</th><td><code class="secret">${app.webhook_signing_secret}</code></td></tr>
+<tr><th>Webhook signing secret</th><td>${webhookSecret(app.webhook_signing_secret)}</td></tr>
 </tbody></table>
 ${active && html`<p><a href="${base}/edit">Edit name, redirect URIs and scopes</a></p>`}
 ${firstCallSection(app, extras.apiBase)}
 <h2>Client secrets</h2>
 <p>Rotate: add a new secret, move your app to it, then revoke the old one. Both work until then (at most two at a time).</p>
-<table><thead><tr><th>Secret ID</th><th>Created</th><th>Status</th><th></th></tr></thead><tbody>${secrets}</tbody></table>
+${scrollRegion('Client secrets', html`<table><thead><tr><th>Secret ID</th><th>Created</th><th>Status</th><th><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>${secrets}</tbody></table>`)}
 ${active && action(`${base}/secrets`, csrf, 'Rotate secret')}
 <h2 id="webhooks">Webhooks</h2>
 ${webhookForm}
 ${active && app.webhook_url ? action(`${base}/webhooks/test`, csrf, 'Send test webhook') : html`<p>Set a webhook URL to receive consent events.</p>`}
 <h3>Failed deliveries</h3>
-${table(['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
+${table('Failed deliveries', ['Delivery', 'Event', 'Attempts', 'Last answer', 'Created', ''], failed, html`<p>No failed deliveries.</p>`)}
 ${activityCharts(extras.activity)}
 <p><a href="${base}/history">History</a>: every change to this app, who made it (you or the platform) and when.</p>
 <h2>Danger zone</h2>
@@ -309,7 +335,7 @@ export function playersPage(
 <p>Synthetic players for signing in on the player client while you test the consent flow. They are never real players.</p>
 <p>A disabled player's tokens answer <code>403 ACCESS_DENIED</code> from their next call, and they cannot sign in; their consents stand.</p>
 <p>Oldest first, a page at a time: a new player is on the last page.</p>
-${table(['Username', 'Display name', 'Status', 'Created', ''], rows, html`<p>${firstPage ? 'No sandbox players yet.' : 'No more sandbox players.'}</p>`)}
+${table('Sandbox players', ['Username', 'Display name', 'Status', 'Created', ''], rows, html`<p>${firstPage ? 'No sandbox players yet.' : 'No more sandbox players.'}</p>`)}
 ${(next || first) && html`<nav aria-label="Player pages"><p>${first} ${next}</p></nav>`}
 <h2>Create a sandbox player</h2>
 <form method="post" action="/players">${hiddenField('csrf', csrf)}

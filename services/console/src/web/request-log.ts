@@ -1,9 +1,18 @@
 // The console web UI's request log of an app: /apps/{client_id}/requests, newest first, a page at a
 // time ("Older" carries the cursor and the filters), filtered by a GET form (status class,
 // operation, error code): the same entries as GET /api/apps/{client_id}/requests.
+//
+// Live: the first page names /apps/{client_id}/requests/stream (data-live-log), which the console's
+// script (assets/console.js) follows with an EventSource, putting each new call at the top. That
+// route is the API's /api/apps/{client_id}/requests/stream, the one devplat logs tail follows, behind
+// the cookie session instead of a bearer token: the same requestLog.follow and streamRequests, with
+// the page's filters and `after` its newest entry, so that nothing answered in between is missed.
+// Without scripts the page is the paged table it always was.
 
-import { type Html, html, sendPage } from '@devplat/http';
+import { type Html, html, scrollRegion, sendPage } from '@devplat/http';
 import { requestOperations } from '@devplat/request-log';
+// The stream devplat logs tail reads, reused as it is (see above).
+import { streamRequests } from '../api/request-log.ts';
 import {
   type RequestLogEntryView,
   type RequestLogFilterValues,
@@ -88,9 +97,17 @@ export function requestLogPage(
       ? 'No call matches these filters.'
       : 'No calls recorded yet.'
     : 'Nothing older.';
-  const table = rows.length
-    ? html`<table><thead><tr><th>When</th><th>Operation</th><th>Status</th><th>Error</th><th>Request ID</th><th>Latency</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>`
-    : html`<p>${none}</p>`;
+  const table = html`<table><thead><tr><th>When</th><th>Operation</th><th>Status</th><th>Error</th><th>Request ID</th><th>Latency</th><th>Details</th></tr></thead><tbody>${rows}</tbody></table>`;
+  // The first page goes live (with scripts): the table is there even while empty, for the new rows.
+  const streamQuery = new URLSearchParams({ ...filters, ...(entries[0] && { after: entries[0].id }) }).toString();
+  const streamHref = `${base}/requests/stream${streamQuery ? `?${streamQuery}` : ''}`;
+  const log = place.first
+    ? html`<p id="live-status" role="status"></p>
+${scrollRegion('Request log', table, html`data-live-log="${streamHref}" ${!rows.length && html`hidden`}`)}
+${!rows.length && html`<p id="log-empty">${none}</p>`}`
+    : rows.length
+      ? scrollRegion('Request log', table)
+      : html`<p>${none}</p>`;
   return layout(
     view,
     html`<h1>Request log of ${app.name}</h1>
@@ -101,12 +118,12 @@ authentication (a wrong secret, say) are shown too, marked as such: the newest $
 kept apart so that nobody else's can push your calls out. The request ID is the answer's <code>X-Request-ID</code>.
 Watch it live with <code>devplat logs tail ${app.clientId}</code>.</p>
 ${filterForm(base, filters, place.limit)}
-${table}
+${log}
 ${(older || newest) && html`<nav aria-label="Request log pages"><p>${newest} ${older}</p></nav>`}`,
   );
 }
 
-export function requestLogPages({ signedInRoute, domain: { requestLog } }: WebRoutes): void {
+export function requestLogPages({ signedInRoute, domain: { requestLog }, logger }: WebRoutes): void {
   signedInRoute('/apps/:clientId/requests', {
     GET: async (ctx) => {
       const page = await requestLog.list(who(ctx).account.id, ctx.params.clientId as string, ctx.query);
@@ -114,6 +131,13 @@ export function requestLogPages({ signedInRoute, domain: { requestLog } }: WebRo
       const place = { first: cursor === undefined, limit: typeof limit === 'string' && limit ? limit : undefined };
       const view = frame(who(ctx), `Request log of ${page.app.name}`);
       sendPage(ctx, 200, requestLogPage(view, page, place, requestLog.bounds));
+    },
+  });
+  signedInRoute('/apps/:clientId/requests/stream', {
+    GET: async (ctx) => {
+      const clientId = ctx.params.clientId as string;
+      const feed = await requestLog.follow(who(ctx).account.id, clientId, ctx.query, ctx.get('Last-Event-ID'));
+      streamRequests(ctx, feed, logger);
     },
   });
 }
