@@ -88,12 +88,22 @@ export function buildDocs(out: string): Page[] {
     const title = /^# (.+)$/m.exec(markdown)?.[1] ?? name;
     const file = `guide-${name.replace(/\.md$/, '')}.html`;
     // The guides are this repository's own Markdown: their HTML is trusted as marked writes it.
-    writeFileSync(join(out, file), page(title, new Html(marked.parse(markdown, { async: false }))));
+    writeFileSync(join(out, file), page(title, new Html(scrollable(marked.parse(markdown, { async: false })))));
     pages.push({ file, title, what: firstSentence(markdown), kind: 'guide' });
   }
   writeFileSync(join(out, 'index.html'), page('Developer Platform docs', docsHome(pages)));
   return pages;
 }
+
+/**
+ * A guide's code blocks and tables, which may be wider than a phone, scroll inside themselves, and
+ * a keyboard can focus them to scroll them (the stylesheet's .scroll, as the console's tables).
+ */
+const scrollable = (guide: string) =>
+  guide
+    .replaceAll('<pre>', '<pre tabindex="0">')
+    .replaceAll('<table>', '<div class="scroll" role="region" aria-label="Table" tabindex="0"><table>')
+    .replaceAll('</table>', '</table></div>');
 
 /** A guide's one line: the first sentence of its first paragraph, after the title. */
 const firstSentence = (markdown: string) =>
@@ -128,15 +138,15 @@ function docsHome(pages: Page[]): Html {
 <li>Create a sandbox app with the <code>city.public.read</code> scope: in the <a href="/apps/new">developer console</a>
 (Apps, then Create app), or with <code>devplat apps create --name "My app" --scope city.public.read</code>
 (<a href="/downloads/devplat.tgz">download the CLI</a>: <code>npm install -g ./devplat.tgz</code>, Node 20 or newer).</li>
-<li>Copy its client ID and client secret (the secret is shown only once) into your shell, with the API's base URL
-(the app's page in the console shows it under First call):
-<pre><code>export BASE_URL=http://127.0.0.1:8080/developer/v1  # npm start's
+<li>Copy its client ID and client secret (the secret is shown only once) into your shell, with this platform's
+API base URL (the app's page in the console shows it under First call too):
+<pre tabindex="0"><code>export BASE_URL={base_url}
 export CLIENT_ID=svc_...
 export CLIENT_SECRET=svs_...</code></pre></li>
 <li>Get an app token (client credentials; it lasts 5 minutes):
-<pre><code>${token}</code></pre></li>
+<pre tabindex="0"><code>${token}</code></pre></li>
 <li>Call the city registry with it: it prints every city's name.
-<pre><code>${cities}</code></pre></li>
+<pre tabindex="0"><code>${cities}</code></pre></li>
 </ol>
 <p>These need curl and jq. The same in JavaScript and Python, and players signing in, are in the guide below.</p>
 <h2>Guides</h2>

@@ -58,7 +58,10 @@ export function buildConsoleApp({
   const web = webApp.callback();
   const app = new Koa();
   app.silent = true;
-  const docs = docsHandler(join(config.dataDir, 'docs'));
+  const docs = docsHandler(join(config.dataDir, 'docs'), {
+    base_url: config.baseUrl.href,
+    console_url: config.consoleUrl.origin,
+  });
   const downloads = downloadsHandler(join(config.dataDir, 'cli'));
   app.use((ctx) => {
     ctx.respond = false;

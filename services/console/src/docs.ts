@@ -2,11 +2,15 @@
 // the API references and the guides — served as static files, sandbox only, like the rest of the
 // console. A reference page runs Redoc, inlined in it: its own inline scripts, each allowed by its
 // hash in the page's Content-Security-Policy, and nothing else (no other origin, no eval).
+//
+// The docs are built once (the image builds them) for any platform: our own pages (the home and
+// the guides) write `{base_url}` and `{console_url}`, and this handler writes in the addresses of the
+// platform serving them, from its configuration, so every command copied from them works here.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { securityHeaders } from '@devplat/http';
+import { html, securityHeaders } from '@devplat/http';
 
 interface Served {
   body: Buffer;
@@ -14,6 +18,18 @@ interface Served {
 }
 
 const pageName = /^\/docs\/([a-z0-9][a-z0-9.-]*\.html)$/;
+
+/** The platform's addresses the docs' own pages name: BASE_URL's and CONSOLE_URL's. */
+export interface DocsAddresses {
+  base_url: string;
+  console_url: string;
+}
+
+/** Our own pages (not Redoc's, whose spec says `{base_url}` as a server variable). */
+const isOwnPage = (name: string) => name === 'index.html' || name.startsWith('guide-');
+
+const withAddresses = (page: string, addresses: DocsAddresses) =>
+  page.replace(/\{(base_url|console_url)\}/g, (_, name: keyof DocsAddresses) => html`${addresses[name]}`.toString());
 
 /** Every inline script of the page, by the hash CSP 3 compares. */
 function scriptHashes(html: string): string[] {
@@ -56,15 +72,16 @@ function answer(
 export const isDocs = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
 /** The handler of /docs and below; `dir` holds what docs:build wrote. */
-export function docsHandler(dir: string) {
+export function docsHandler(dir: string, addresses: DocsAddresses) {
   const cache = new Map<string, Served>();
   const load = (name: string): Served | null => {
     const cached = cache.get(name);
     if (cached) return cached;
     const file = join(dir, name);
     if (!existsSync(file)) return null;
-    const body = readFileSync(file);
-    const served = { body, policy: policyFor(body.toString('utf8')) };
+    const built = readFileSync(file, 'utf8');
+    const page = isOwnPage(name) ? withAddresses(built, addresses) : built;
+    const served = { body: Buffer.from(page), policy: policyFor(page) };
     cache.set(name, served);
     return served;
   };
