@@ -1,4 +1,5 @@
 export * from './api-app.ts';
+export * from './checked-requests.ts';
 export * from './cookies.ts';
 export * from './csrf.ts';
 export * from './envelope.ts';
