@@ -572,3 +572,60 @@ test('the console is switched off in production and while the platform is off', 
     }
   }
 });
+
+describe('requests checked by the console API document', () => {
+  test('a member, a type or a body the document does not take is refused before anything changes', async () => {
+    const { json: app } = await api('POST', '/apps', { body: newApp });
+    const clientId = app.app.client_id as string;
+    const refusals: [string, string, unknown, RegExp][] = [
+      ['POST', `/apps/${clientId}/disable`, { force: true }, /^Unknown field "force"\. Allowed: \.$/],
+      ['POST', `/apps/${clientId}/disable`, [], /^The body must be a JSON object\.$/],
+      [
+        'PATCH',
+        `/apps/${clientId}`,
+        { redirect_uris: 'https://app.example.test/cb' },
+        /^redirect_uris must be an array of strings\.$/,
+      ],
+      ['PATCH', `/apps/${clientId}`, { name: 7 }, /^name is required and must be a string\.$/],
+      ['PATCH', `/apps/${clientId}`, { status: 'disabled' }, /^Unknown field "status"\. Allowed: /],
+      ['POST', '/apps', { ...newApp, scopes: 'city.public.read' }, /^scopes must be an array of strings\.$/],
+    ];
+    for (const [method, path, body, detail] of refusals) {
+      const answer = await api(method, path, { body });
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.match(answer.json.detail, detail, `${method} ${path} ${JSON.stringify(body)}`);
+    }
+    const query = await api('GET', '/apps?verbose=1');
+    assertProblem(query, 400, 'INVALID_REQUEST');
+    assert.equal(query.json.detail, 'Unknown query parameter verbose: this operation takes none.');
+    const text = await api('POST', `/apps/${clientId}/disable`, {
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assertProblem(text, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const { json: still } = await api('GET', `/apps/${clientId}`);
+    assert.deepEqual([still.status, still.name, still.redirect_uris], ['active', newApp.name, newApp.redirect_uris]);
+    // No body, or {}, is what an operation without one takes.
+    assert.equal((await api('POST', `/apps/${clientId}/disable`)).status, 200);
+  });
+
+  test('a path id no resource could have is that resource not found', async () => {
+    const { json: app } = await api('POST', '/apps', { body: newApp });
+    const clientId = app.app.client_id as string;
+    const cases: [string, string, RegExp][] = [
+      ['GET', '/apps/not-a-client-id', /^The app not-a-client-id does not exist or is not yours\.$/],
+      ['GET', `/apps/${'a'.repeat(300)}`, /^The app a+ does not exist or is not yours\.$/],
+      [
+        'DELETE',
+        `/apps/${clientId}/secrets/not-a-secret`,
+        /^The secret not-a-secret does not exist or is not yours\.$/,
+      ],
+      ['POST', '/deliveries/not-a-delivery/replay', /^The delivery not-a-delivery does not exist or is not yours\.$/],
+    ];
+    for (const [method, path, detail] of cases) {
+      const answer = await api(method, path);
+      assertProblem(answer, 404, 'NOT_FOUND');
+      assert.match(answer.json.detail, detail, `${method} ${path}`);
+    }
+  });
+});

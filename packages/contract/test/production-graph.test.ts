@@ -2,7 +2,10 @@
 // (our own files followed through relative imports and @devplat/* exports, other packages only
 // named) are sources of the packages and services, and none of them brings in the OpenAPI tooling
 // (ajv, yaml, Redocly: @devplat/contract/openapi is the tests' and tools' entry), the benchmarks or
-// the test support. A static walk: starting a service would open ports and connect to databases.
+// the test support. One file may take ajv and yaml: @devplat/contract/requests, with which the
+// console and admin APIs check each request against their documents; it is reached by those
+// doors and by no other service. A static walk: starting a service would open ports and connect
+// to databases.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,6 +22,11 @@ const specifierPattern =
 const forbidden = /^(ajv|ajv-formats|yaml|autocannon|@redocly\/.+|@seriousme\/.+|@devplat\/(test|bench))$/;
 const productionSource = /^(packages|services)\/[^/]+\/src\//;
 const openapiEntry = 'packages/contract/src/openapi.ts';
+const requestChecks = 'packages/contract/src/requests.ts';
+/** The packages the request checks compile the documents with. */
+const requestCheckTools = /^(ajv|ajv-formats|yaml)$/;
+/** The entries whose doors check requests against an OpenAPI document: the console, the admin API, npm start's. */
+const checkingDoors = /^services\/(console\/src\/main|admin\/src\/serve|platform\/src\/main)\.ts$/;
 
 /** The package a bare specifier names: `ajv/dist/2020.js` → ajv, `@redocly/cli/x` → @redocly/cli. */
 const packageOf = (specifier: string) =>
@@ -71,7 +79,9 @@ describe('the production import graph', () => {
   for (const entry of entries) {
     test(`${entry} reaches neither the OpenAPI tooling nor the benchmarks nor the test support`, () => {
       const { files, imports } = importGraph(entry);
-      const unwanted = imports.filter(({ name }) => forbidden.test(name));
+      const unwanted = imports.filter(
+        ({ file, name }) => forbidden.test(name) && !(file === requestChecks && requestCheckTools.test(name)),
+      );
       assert.deepEqual(
         unwanted.map(({ file, name }) => `${file} imports ${name}`),
         [],
@@ -80,6 +90,7 @@ describe('the production import graph', () => {
         [...files].filter((file) => !productionSource.test(file) || file === openapiEntry),
         [],
       );
+      assert.equal(files.has(requestChecks), checkingDoors.test(entry), `${entry} and the request checks`);
     });
   }
 });

@@ -20,6 +20,7 @@ const problemCodes: Record<RefusalCode, ProblemCode> = {
   SECRET_NOT_FOUND: 'NOT_FOUND',
   PLAYER_NOT_FOUND: 'NOT_FOUND',
   DELIVERY_NOT_FOUND: 'NOT_FOUND',
+  API_KEY_NOT_FOUND: 'NOT_FOUND',
   CONSENT_NOT_FOUND: 'NOT_FOUND',
   // A failed sign-in at the console (401 INVALID_CREDENTIALS); the admin API's differs (below).
   INVALID_CREDENTIALS: 'INVALID_CREDENTIALS',
@@ -30,6 +31,7 @@ const problemCodes: Record<RefusalCode, ProblemCode> = {
   EMAIL_TAKEN: 'EMAIL_TAKEN',
   USERNAME_TAKEN: 'USERNAME_TAKEN',
   SECRET_LIMIT: 'SECRET_LIMIT',
+  API_KEY_LIMIT: 'API_KEY_LIMIT',
   APP_DISABLED: 'APP_DISABLED',
   // The developer meets it as any stopped app (409 APP_DISABLED); the detail says who stopped it.
   APP_SUSPENDED: 'APP_DISABLED',

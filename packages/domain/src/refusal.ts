@@ -18,6 +18,7 @@ export type RefusalCode =
   | 'SECRET_NOT_FOUND'
   | 'PLAYER_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'
+  | 'API_KEY_NOT_FOUND'
   | 'CONSENT_NOT_FOUND'
   // Accounts and players
   | 'INVALID_CREDENTIALS'
@@ -29,6 +30,7 @@ export type RefusalCode =
   | 'USERNAME_TAKEN'
   // The state of an app or a delivery
   | 'SECRET_LIMIT'
+  | 'API_KEY_LIMIT'
   | 'APP_DISABLED'
   /** Suspended by the platform (an operator): its developer cannot lift it. */
   | 'APP_SUSPENDED'

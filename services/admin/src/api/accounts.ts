@@ -6,12 +6,12 @@ import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/
 import { appCountOfAccount } from '@devplat/domain/apps';
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
-import { pathText, readReason } from './request.ts';
+import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
 async function accountAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<Account> {
   // The console keeps e-mails in lower case.
-  const email = pathText(ctx, 'email', 'e-mail', 320).toLowerCase();
+  const email = (ctx.params.email as string).toLowerCase();
   return (
     (await findAccountByEmail(prisma, email)) ??
     refuse('ACCOUNT_NOT_FOUND', `No developer account has the e-mail ${email}.`)
@@ -41,7 +41,7 @@ export function accountRoutes({ prisma, directory, guarded }: AdminRoutes): void
   ] as const) {
     guarded(`/accounts/:email/${verb}`, {
       POST: async (ctx) => {
-        const reason = await readReason(ctx);
+        const reason = readReason(ctx);
         const account = await accountAt(prisma, ctx);
         const changed = await change(prisma, directory, operatorOf(ctx), account, { reason });
         const now = changed ? await accountAt(prisma, ctx) : account;

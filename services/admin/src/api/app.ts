@@ -4,7 +4,7 @@
 // line per request, which names the operator). Each resource is a module of its own, listed here.
 import type { AppDirectory } from '@devplat/app-directory';
 import type { PrismaClient } from '@devplat/db';
-import { apiApp, type Logger, requestObserver } from '@devplat/http';
+import { apiApp, jsonBodyLimit, type Logger, requestObserver } from '@devplat/http';
 import type { WatchedTokens } from '@devplat/keys';
 import type { Metrics } from '@devplat/metrics';
 import type { TokenUsage } from '@devplat/usage';
@@ -21,7 +21,6 @@ import { listingRoutes } from './listings.ts';
 import { operatorLogger } from './operator-log.ts';
 import { playerRoutes } from './players.ts';
 import { refusalsAsProblems } from './refusals.ts';
-import { bodyLimit } from './request.ts';
 import { type AdminResource, adminRoutes } from './routes.ts';
 
 export const adminApiPath = '/admin/v1';
@@ -66,5 +65,5 @@ export function buildAdminApi({
   const routes = adminRoutes(router, guard, { prisma, directory, usage, pairwiseSecret, logger: log });
   for (const resource of resources) resource(routes);
   const observe = metrics && requestObserver(metrics, 'admin-api');
-  return apiApp({ logger: log, maxBodyBytes: bodyLimit, observe }, refusalsAsProblems, router);
+  return apiApp({ logger: log, maxBodyBytes: jsonBodyLimit, observe }, refusalsAsProblems, router);
 }

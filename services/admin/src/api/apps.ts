@@ -8,13 +8,12 @@ import { appDetails, findApp, findAppByClientId, suspendApp, unsuspendApp } from
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
 import { tokensLastDayOrNull } from '../usage.ts';
-import { pathText, readReason } from './request.ts';
+import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
-/** The app with the path's client id, unless there is none or its developer deleted it (404). */
-/** The client id in the path: svc_ and 26 letters or digits, so anything over 30 characters names no app. */
-const clientIdAt = (ctx: Context) => pathText(ctx, 'client_id', 'client id', 30);
+const clientIdAt = (ctx: Context) => ctx.params.client_id as string;
 
+/** The app with the path's client id, unless there is none or its developer deleted it (404). */
 export async function appAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<App> {
   const clientId = clientIdAt(ctx);
   const app = await findAppByClientId(prisma, clientId);
@@ -80,7 +79,7 @@ export function appRoutes({ prisma, directory, usage, guarded }: AdminRoutes): v
   ] as const) {
     guarded(`/apps/:client_id/${verb}`, {
       POST: async (ctx) => {
-        const reason = await readReason(ctx);
+        const reason = readReason(ctx);
         const app = await appAt(prisma, ctx);
         const changed = await change(prisma, directory, operatorOf(ctx), app.id, { reason });
         const now = changed ? ((await findApp(prisma, app.id)) ?? app) : app;

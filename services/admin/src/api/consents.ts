@@ -13,7 +13,7 @@ import { ProblemError } from '@devplat/http';
 import type { Context } from 'koa';
 import { appAt } from './apps.ts';
 import { playerAt } from './players.ts';
-import { pathText, readReason } from './request.ts';
+import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
 export function consentRoutes({ prisma, pairwiseSecret, guarded }: AdminRoutes): void {
@@ -29,14 +29,14 @@ export function consentRoutes({ prisma, pairwiseSecret, guarded }: AdminRoutes):
   };
   /** The reason and the secret, checked before anything is looked up. */
   const prepare = async (ctx: Context) => {
-    const reason = await readReason(ctx);
+    const reason = readReason(ctx);
     return { reason, secret: secret() };
   };
 
   guarded('/consents/:consent_id/end', {
     POST: async (ctx) => {
       const { reason, secret } = await prepare(ctx);
-      const id = pathText(ctx, 'consent_id', 'consent id', 100);
+      const id = ctx.params.consent_id as string;
       const { consent, ended } = await endConsentByOperator(prisma, secret, operatorOf(ctx), id, { reason });
       answer(ctx, 200, {
         consent: {

@@ -34,7 +34,6 @@ const playerFilters = {
   account: 'accountEmail',
   status: 'status',
 };
-const paging = ['limit', 'cursor'];
 
 const accountListed = (account: Account) => ({
   id: account.id,
@@ -56,53 +55,37 @@ const consentView = (consent: ListedConsent) => ({
 });
 
 export function listingRoutes({ prisma, guarded }: AdminRoutes): void {
-  guarded(
-    '/apps',
-    {
-      GET: async (ctx) => {
-        const { items, nextCursor } = await searchApps(prisma, { ...filtersOf(ctx, appFilters), ...pageOf(ctx) });
-        answer(ctx, 200, { data: await appViews(prisma, items), next_cursor: nextCursor });
-      },
+  guarded('/apps', {
+    GET: async (ctx) => {
+      const { items, nextCursor } = await searchApps(prisma, { ...filtersOf(ctx, appFilters), ...pageOf(ctx) });
+      answer(ctx, 200, { data: await appViews(prisma, items), next_cursor: nextCursor });
     },
-    { query: [...Object.keys(appFilters), ...paging] },
-  );
-  guarded(
-    '/accounts',
-    {
-      GET: async (ctx) => {
-        const { items, nextCursor } = await searchAccounts(prisma, {
-          ...filtersOf(ctx, accountFilters),
-          ...pageOf(ctx),
-        });
-        answer(ctx, 200, { data: items.map(accountListed), next_cursor: nextCursor });
-      },
+  });
+  guarded('/accounts', {
+    GET: async (ctx) => {
+      const { items, nextCursor } = await searchAccounts(prisma, {
+        ...filtersOf(ctx, accountFilters),
+        ...pageOf(ctx),
+      });
+      answer(ctx, 200, { data: items.map(accountListed), next_cursor: nextCursor });
     },
-    { query: [...Object.keys(accountFilters), ...paging] },
-  );
-  guarded(
-    '/players',
-    {
-      GET: async (ctx) => {
-        const { items, nextCursor } = await searchPlayers(prisma, { ...filtersOf(ctx, playerFilters), ...pageOf(ctx) });
-        answer(ctx, 200, { data: await playerViews(prisma, items), next_cursor: nextCursor });
-      },
+  });
+  guarded('/players', {
+    GET: async (ctx) => {
+      const { items, nextCursor } = await searchPlayers(prisma, { ...filtersOf(ctx, playerFilters), ...pageOf(ctx) });
+      answer(ctx, 200, { data: await playerViews(prisma, items), next_cursor: nextCursor });
     },
-    { query: [...Object.keys(playerFilters), ...paging] },
-  );
+  });
   for (const [path, owner] of [
     ['/apps/:client_id/consents', async (ctx: Context) => ({ appId: (await appAt(prisma, ctx)).id })],
     ['/players/:username/consents', async (ctx: Context) => ({ playerId: (await playerAt(prisma, ctx)).id })],
   ] as const) {
-    guarded(
-      path,
-      {
-        GET: async (ctx) => {
-          const list = { ...filtersOf(ctx, { status: 'status' }), ...pageOf(ctx) };
-          const { items, nextCursor } = await listConsents(prisma, await owner(ctx), list);
-          answer(ctx, 200, { data: items.map(consentView), next_cursor: nextCursor });
-        },
+    guarded(path, {
+      GET: async (ctx) => {
+        const list = { ...filtersOf(ctx, { status: 'status' }), ...pageOf(ctx) };
+        const { items, nextCursor } = await listConsents(prisma, await owner(ctx), list);
+        answer(ctx, 200, { data: items.map(consentView), next_cursor: nextCursor });
       },
-      { query: ['status', ...paging] },
-    );
+    });
   }
 }

@@ -6,11 +6,11 @@ import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { disablePlayer, enablePlayer, findPlayerByUsername } from '@devplat/domain/players';
 import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
-import { pathText, readReason } from './request.ts';
+import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
 export async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> {
-  const username = pathText(ctx, 'username', 'username', 100);
+  const username = ctx.params.username as string;
   return (
     (await findPlayerByUsername(prisma, username)) ??
     refuse('PLAYER_NOT_FOUND', `No sandbox player has the username ${username}.`)
@@ -46,7 +46,7 @@ export function playerRoutes({ prisma, guarded }: AdminRoutes): void {
   ] as const) {
     guarded(`/players/:username/${verb}`, {
       POST: async (ctx) => {
-        const reason = await readReason(ctx);
+        const reason = readReason(ctx);
         const found = await playerAt(prisma, ctx);
         const view = await playerView(prisma, found);
         const { player, changed } = await change(prisma, operatorOf(ctx), found, {

@@ -7,7 +7,7 @@ import { type Logger, type OperationHandlers, type OperationMethod, operation } 
 import type { TokenUsage } from '@devplat/usage';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { queryOnly } from './request.ts';
+import { adminRequestChecks } from './request-checks.ts';
 
 export interface AdminRoutes {
   prisma: PrismaClient;
@@ -24,9 +24,10 @@ export interface AdminRoutes {
   logger: Logger;
   /**
    * An operation behind an operator token: GET (and HEAD) for any token, every other method for a
-   * write token; `query` names the query parameters it takes (none by default).
+   * write token. Each request is then checked against the operation in the admin API's document
+   * (its path parameters, query and body) before the handler, which finds the body in requestBody(ctx).
    */
-  guarded(path: string, handlers: OperationHandlers, options?: { query?: readonly string[] }): void;
+  guarded(path: string, handlers: OperationHandlers): void;
   /** An operation anyone who reaches the listener may call: the API's own description. */
   open(path: string, handlers: OperationHandlers): void;
 }
@@ -38,12 +39,13 @@ export function adminRoutes(
   guard: Middleware,
   stores: Pick<AdminRoutes, 'prisma' | 'directory' | 'usage' | 'pairwiseSecret' | 'logger'>,
 ): AdminRoutes {
+  const checkOf = adminRequestChecks();
   return {
     ...stores,
-    guarded(path, handlers, { query = [] } = {}) {
+    guarded(path, handlers) {
       const checked: OperationHandlers = {};
       for (const [method, handler] of Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]) {
-        checked[method] = [queryOnly(query), ...[handler].flat()];
+        checked[method] = [checkOf(method, path), ...[handler].flat()];
       }
       operation(router, path, checked, guard);
     },

@@ -1,19 +1,18 @@
 // The console API's account routes: register, sign in and out (bearer sessions), the account and
 // its history. Signing out ends a session, so an API key cannot (SESSION_REQUIRED).
-import { operation } from '@devplat/http';
+import { requestBody } from '@devplat/http';
 import { accountView } from '../domain/accounts.ts';
 import { type ApiRoutes, answer, requester, who } from './context.ts';
-import { readJson } from './json.ts';
 
-export function accountRoutes({ router, domain, signedIn }: ApiRoutes): void {
+export function accountRoutes({ domain, open, signedIn }: ApiRoutes): void {
   const { accounts, accountHistory } = domain;
   const sessions = domain.sessions.api;
-  operation(router, '/accounts', {
-    POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(await readJson(ctx), requester(ctx)))),
+  open('/accounts', {
+    POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(requestBody(ctx), requester(ctx)))),
   });
-  operation(router, '/sessions', {
+  open('/sessions', {
     POST: async (ctx) => {
-      const account = await accounts.authenticate(await readJson(ctx), requester(ctx));
+      const account = await accounts.authenticate(requestBody(ctx), requester(ctx));
       const { token, session } = await sessions.start({ accountId: account.id });
       answer(ctx, 201, { token, expires_at: new Date(session.expiresAt).toISOString() });
     },

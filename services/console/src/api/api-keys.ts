@@ -1,9 +1,9 @@
 // The console API's API key routes: create (the key in that answer only), list, revoke. A signed-in
 // session alone may call them: an API key answers 403 SESSION_REQUIRED (context.ts).
-import { ProblemError } from '@devplat/http';
+import { refuse } from '@devplat/domain/refusal';
+import { requestBody } from '@devplat/http';
 import { apiKeyView, createdApiKeyView } from '../domain/api-keys.ts';
 import { type ApiRoutes, actor, answer, who } from './context.ts';
-import { readJson } from './json.ts';
 
 export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void {
   signedIn(
@@ -12,8 +12,8 @@ export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void
       GET: async (ctx) =>
         answer(ctx, 200, { data: (await apiKeys.list(who(ctx).account.id)).map((row) => apiKeyView(row)) }),
       POST: async (ctx) => {
-        const made = await apiKeys.create(actor(ctx), await readJson(ctx));
-        if ('limitReached' in made) throw new ProblemError('API_KEY_LIMIT', made.limitReached);
+        const made = await apiKeys.create(actor(ctx), requestBody(ctx));
+        if ('limitReached' in made) refuse('API_KEY_LIMIT', made.limitReached);
         answer(ctx, 201, createdApiKeyView(made));
       },
     },
@@ -24,8 +24,7 @@ export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void
     {
       DELETE: async (ctx) => {
         const revoked = await apiKeys.revoke(actor(ctx), ctx.params.keyId);
-        if (!revoked)
-          throw new ProblemError('NOT_FOUND', `The API key ${ctx.params.keyId} does not exist or is not yours.`);
+        if (!revoked) refuse('API_KEY_NOT_FOUND', `The API key ${ctx.params.keyId} does not exist or is not yours.`);
         answer(ctx, 204);
       },
     },

@@ -35,8 +35,14 @@ export interface ApiRoutes {
   router: Router;
   domain: ConsoleDomain;
   logger: Logger;
-  /** Registers an operation behind sign-in (sets the caller, who(ctx)); `access` is `any` unless given. */
+  /**
+   * Registers an operation behind sign-in (sets the caller, who(ctx)); `access` is `any` unless
+   * given. Like `open`, it checks each request against the operation in the console API's document
+   * after sign-in, before the handler, which finds the checked body in requestBody(ctx).
+   */
   signedIn: (path: string, handlers: OperationHandlers, access?: Access) => void;
+  /** Registers an operation anyone may call (registering, signing in). */
+  open: (path: string, handlers: OperationHandlers) => void;
 }
 
 const challenge = { 'WWW-Authenticate': 'Bearer realm="developer-console"' };

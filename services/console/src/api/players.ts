@@ -1,8 +1,8 @@
 // The console API's sandbox player routes: list (oldest first, a page at a time), create, disable
 // and enable.
+import { requestBody } from '@devplat/http';
 import { playerView } from '../domain/players.ts';
 import { type ApiRoutes, actor, answer, who } from './context.ts';
-import { readJson } from './json.ts';
 
 export function playerRoutes({ domain: { players }, signedIn }: ApiRoutes): void {
   signedIn('/sandbox-players', {
@@ -10,7 +10,7 @@ export function playerRoutes({ domain: { players }, signedIn }: ApiRoutes): void
       const page = await players.list(who(ctx).account.id, ctx.query);
       answer(ctx, 200, { data: page.players.map(playerView), next_cursor: page.nextCursor });
     },
-    POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), await readJson(ctx), ctx.ip))),
+    POST: async (ctx) => answer(ctx, 201, playerView(await players.create(actor(ctx), requestBody(ctx), ctx.ip))),
   });
   for (const [verb, status] of [
     ['disable', 'disabled'],
@@ -18,7 +18,6 @@ export function playerRoutes({ domain: { players }, signedIn }: ApiRoutes): void
   ] as const) {
     signedIn(`/sandbox-players/:playerId/${verb}`, {
       POST: async (ctx) => {
-        await readJson(ctx);
         answer(ctx, 200, playerView(await players.setStatus(actor(ctx), ctx.params.playerId, status)));
       },
     });

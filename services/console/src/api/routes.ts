@@ -4,8 +4,9 @@
 // ambient credentials (the web UI has its own routes). Each resource's routes live in their own
 // module; this file composes them.
 
-import { type Logger, operation, ProblemError } from '@devplat/http';
+import { type Logger, type OperationHandlers, type OperationMethod, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { accountRoutes } from './account.ts';
 import { apiKeyRoutes } from './api-keys.ts';
@@ -13,6 +14,7 @@ import { appRoutes } from './apps.ts';
 import { type ApiRoutes, bearerSignIn } from './context.ts';
 import { historyRoutes } from './history.ts';
 import { playerRoutes } from './players.ts';
+import { consoleRequestChecks } from './request-checks.ts';
 import { requestLogRoutes } from './request-log.ts';
 import { secretRoutes } from './secrets.ts';
 import { triggerRoutes } from './triggers.ts';
@@ -21,9 +23,19 @@ import { webhookRoutes } from './webhooks.ts';
 export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router {
   const router = new Router({ prefix: '/api', strict: true, sensitive: true });
   const guards = { any: bearerSignIn(domain, logger, 'any'), session: bearerSignIn(domain, logger, 'session') };
+  const checkOf = consoleRequestChecks();
+  // Each handler behind the check of its operation in the console API's document.
+  const checked = (path: string, handlers: OperationHandlers): OperationHandlers =>
+    Object.fromEntries(
+      (Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]).map(([method, handler]) => [
+        method,
+        [checkOf(method, path), ...[handler].flat()],
+      ]),
+    );
   const signedIn: ApiRoutes['signedIn'] = (path, handlers, access = 'any') =>
-    operation(router, path, handlers, guards[access]);
-  const routes: ApiRoutes = { router, domain, logger, signedIn };
+    operation(router, path, checked(path, handlers), guards[access]);
+  const open: ApiRoutes['open'] = (path, handlers) => operation(router, path, checked(path, handlers));
+  const routes: ApiRoutes = { router, domain, logger, signedIn, open };
   const resources = [
     accountRoutes,
     apiKeyRoutes,

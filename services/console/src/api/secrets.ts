@@ -1,11 +1,9 @@
 // The console API's client secret routes: rotate (issue a new one) and revoke.
 import { type ApiRoutes, actor, answer } from './context.ts';
-import { readJson } from './json.ts';
 
 export function secretRoutes({ domain: { apps }, signedIn }: ApiRoutes): void {
   signedIn('/apps/:clientId/secrets', {
     POST: async (ctx) => {
-      await readJson(ctx);
       const { secretId, clientSecret } = await apps.rotateSecret(actor(ctx), ctx.params.clientId);
       answer(ctx, 201, { secret_id: secretId, client_secret: clientSecret });
     },

@@ -3,7 +3,8 @@
 // expires and was last used; Revoke per key. The same domain as the API's routes (which take a
 // session only, as this page does).
 import { type ApiKeyView, apiKeyLimits } from '@devplat/contract';
-import { type Html, type HtmlValue, hiddenField, html, ProblemError, sendPage } from '@devplat/http';
+import { refuse } from '@devplat/domain/refusal';
+import { type Html, type HtmlValue, hiddenField, html, sendPage } from '@devplat/http';
 import type { Context } from 'koa';
 import { apiKeyView } from '../domain/api-keys.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
@@ -109,7 +110,7 @@ export function apiKeyPages({ signedInRoute, domain: { apiKeys }, done, takeNoti
   signedInRoute('/api-keys/:keyId/revoke', {
     POST: async (ctx) => {
       const revoked = await apiKeys.revoke(actor(ctx), ctx.params.keyId as string);
-      if (!revoked) throw new ProblemError('NOT_FOUND', 'This API key does not exist or is not yours.');
+      if (!revoked) refuse('API_KEY_NOT_FOUND', 'This API key does not exist or is not yours.');
       await done(ctx, '/api-keys', `Revoked the API key "${revoked.name}": it answers 401 from its next call.`);
     },
   });
