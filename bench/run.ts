@@ -15,6 +15,8 @@
 //   npm run bench:revoke -- [seconds=6] [connections=10] [rounds=5]   RFC 7009 revocations of app tokens
 //   npm run bench:scale -- [seconds=6] [connections=10] [rounds=5]    one auth and api process against two,
 //                                                                     through the gateway
+//   npm run bench:console -- [seconds=6] [connections=10] [rounds=5]  the console API's app read and request
+//                                                                     log page, with a developer's session
 // Every row prints what it served per second of one core: its successes over the CPU seconds its
 // server's processes (with a topology's replicas and gateway) used during its rounds.
 // BENCH_REDIS=cluster or sentinel runs the servers on such a Redis, started on loopback (bench/redis.ts).
@@ -422,6 +424,13 @@ try {
         `platform / bare (a Redis round trip per request): ${ratio(platformRow, bareRow)}; ` +
         `p99 ${p99} ms (target: under 50 ms)\n`,
     );
+  } else if (suite === 'console') {
+    const app = (await start('console')) as unknown as Target & { requests: Target };
+    const measured = await measure({ 'GET app': app, 'GET log': app.requests });
+    process.stdout.write(
+      `the console API (GET /api/apps/{client_id}; GET /api/apps/{client_id}/requests?limit=50&status=4xx), ` +
+        `${header}\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n`,
+    );
   } else if (suite === 'revoke') {
     const tokens = 20_000;
     const measured = await measure({ platform: await start('revoke', tokens) });
@@ -462,7 +471,7 @@ try {
     );
   } else {
     process.stderr.write(
-      'usage: run.ts token|api|refresh|code|revoke|topology|scale [seconds] [connections] [rounds]\n',
+      'usage: run.ts token|api|refresh|code|revoke|topology|scale|console [seconds] [connections] [rounds]\n',
     );
     process.exitCode = 2;
   }

@@ -11,6 +11,7 @@
 //   node bench/servers.ts code <n>   the player client and token endpoint, n players
 //   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
 //   node bench/servers.ts code-essential <json>   the bare app plus the consent's transaction on Allow
+//   node bench/servers.ts console   the console API's app read and request log, a signed-in developer
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -789,7 +790,48 @@ async function codeApp(
   };
 }
 
+/**
+ * The console API's two most-called reads, as the CLI and scripts call them: an app
+ * (`GET /api/apps/{client_id}`, behind every `devplat apps` command about one) and a page of its
+ * request log with filters (`GET /api/apps/{client_id}/requests`), with a developer's session
+ * token. Both go through everything a console request goes through: the session, the request
+ * check by the document, the app's ownership, the answer.
+ */
+async function consoleApi(): Promise<Target & { requests: Target }> {
+  const { config, backend, settings } = await benchPlatform();
+  const api = `${config.consoleUrl.origin}/api`;
+  const json = { 'content-type': 'application/json' };
+  const send = async (path: string, body: unknown, token?: string) => {
+    const headers = { ...json, ...(token && { authorization: `Bearer ${token}` }) };
+    const answer = await fetch(`${api}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!answer.ok) throw new Error(`POST /api${path} answered ${answer.status}: ${await answer.text()}`);
+    return (await answer.json()) as Record<string, unknown>;
+  };
+  const email = `bench-console-${randomUUID()}@developer.test`;
+  const password = 'bench console password';
+  await send('/accounts', { email, password, display_name: 'Bench' });
+  const { token } = (await send('/sessions', { email, password })) as { token: string };
+  const created = await send('/apps', { name: 'Bench', redirect_uris: [], scopes: ['city.public.read'] }, token);
+  const clientId = (created.app as { client_id: string }).client_id;
+  const headers = { authorization: `Bearer ${token}` };
+  return {
+    method: 'GET',
+    url: `${api}/apps/${clientId}`,
+    headers,
+    backend,
+    settings,
+    requests: {
+      method: 'GET',
+      url: `${api}/apps/${clientId}/requests?limit=50&status=4xx`,
+      headers,
+      backend,
+      settings,
+    },
+  };
+}
+
 const builders: Record<string, () => Promise<Target | FlowTarget | Record<string, Target>>> = {
+  console: consoleApi,
   token,
   revoke,
   sign,

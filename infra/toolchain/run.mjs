@@ -152,6 +152,7 @@ const tasks = {
   'bench:revoke': ['node', 'bench/run.ts', 'revoke'],
   'bench:scale': ['node', 'bench/run.ts', 'scale'],
   'bench:lists': ['node', 'bench/lists.ts'],
+  'bench:console': ['node', 'bench/run.ts', 'console'],
   soak: ['node', 'bench/soak.ts'],
   'seed:scale': ['node', 'bench/seed-scale.ts'],
   topology: ['node', 'infra/topology/src/main.ts'],
