@@ -1,11 +1,5 @@
-// admin suspend-app / unsuspend-app: the platform stops one app, or lets it work again. The apps
-// room (@devplat/domain/apps) makes the change, bumps every process's app directory before and
-// after it, and writes the audit record in the same transaction, only when something changed, so a
-// second run changes nothing and records nothing.
-import type { PrismaClient } from '@devplat/db';
 import { findAccount } from '@devplat/domain/accounts';
-import { type AppWithSecrets, findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
-import { refuse } from '@devplat/domain/refusal';
+import { appWithClientId, findApp, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 
@@ -16,19 +10,11 @@ interface AppCommand extends CommandText {
   outcome(status: string, changed: boolean): string;
 }
 
-/** The app with this client id, unless it was deleted (APP_NOT_FOUND, exit 65). */
-export async function appOfClientId(prisma: PrismaClient, clientId: string): Promise<AppWithSecrets> {
-  const app = await findAppByClientId(prisma, clientId);
-  if (!app) refuse('APP_NOT_FOUND', `no app has the client id ${clientId}`);
-  if (app.status === 'deleted') refuse('APP_NOT_FOUND', `the app ${clientId} was deleted by its developer`);
-  return app;
-}
-
 function appCommand(spec: AppCommand): Command {
   return auditedCommand(spec, 'client_id', [], async ({ invocation: { args, env, io }, operator, reason }) => {
     const config = adminConfig(env);
     await withDatabase(config, async (prisma) => {
-      const app = await appOfClientId(prisma, args.client_id as string);
+      const app = await appWithClientId(prisma, args.client_id as string);
       const changed = await withDirectory(config, prisma, io, (directory) =>
         spec.change(prisma, directory, { operator }, app.id, { reason }),
       );

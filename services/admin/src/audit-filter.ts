@@ -2,10 +2,9 @@
 // the admin command (`admin audit`) and the admin API (GET /audit), so both doors read them alike.
 import { isUuid, type PrismaClient } from '@devplat/db';
 import { accountWithEmail, findAccountByEmail } from '@devplat/domain/accounts';
-import { findAppByClientId } from '@devplat/domain/apps';
+import { appWithClientId } from '@devplat/domain/apps';
 import type { AuditActor, AuditFilter } from '@devplat/domain/audit';
-import { findPlayerByUsername } from '@devplat/domain/players';
-import { refuse } from '@devplat/domain/refusal';
+import { playerWithUsername } from '@devplat/domain/players';
 
 /** The filters as given: each a text, or absent. */
 export interface GivenAuditFilter {
@@ -50,12 +49,10 @@ async function targetOf(
     return { type, id: (await accountWithEmail(prisma, id)).id };
   }
   if (type === 'app' && id.startsWith('svc_')) {
-    const app = await findAppByClientId(prisma, id);
-    return { type, id: app?.id ?? refuse('APP_NOT_FOUND', `no app has the client id ${id}`) };
+    return { type, id: (await appWithClientId(prisma, id, { deleted: 'found' })).id };
   }
   if (type === 'player' || type === 'sandbox_player') {
-    const player = await findPlayerByUsername(prisma, id.toLowerCase());
-    return { type, id: player?.id ?? refuse('PLAYER_NOT_FOUND', `no sandbox player has the username ${id}`) };
+    return { type, id: (await playerWithUsername(prisma, id)).id };
   }
   return { type, id };
 }

@@ -1,10 +1,9 @@
 // admin list-consents: the consents of an app or of a player, newest granted first, as the
 // operator checks them before or after ending some. Reads only: nothing is changed or recorded.
 import type { PrismaClient } from '@devplat/db';
-import { findAppByClientId } from '@devplat/domain/apps';
+import { appWithClientId } from '@devplat/domain/apps';
 import { listConsents } from '@devplat/domain/consents';
-import { findPlayerByUsername } from '@devplat/domain/players';
-import { refuse } from '@devplat/domain/refusal';
+import { playerWithUsername } from '@devplat/domain/players';
 import { type Command, type Invocation, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, text, time } from './listing.ts';
@@ -15,11 +14,10 @@ async function ownerOf(prisma: PrismaClient, invocation: Invocation) {
   const username = text(invocation, 'player');
   if ((clientId === undefined) === (username === undefined)) throw usageError('give --app or --player, one of them');
   if (clientId !== undefined) {
-    const app = await findAppByClientId(prisma, clientId.toLowerCase());
-    return { appId: app?.id ?? refuse('APP_NOT_FOUND', `no app has the client id ${clientId}`) };
+    // A deleted app's consents stay listed: they were ended when it was deleted.
+    return { appId: (await appWithClientId(prisma, clientId, { deleted: 'found' })).id };
   }
-  const player = await findPlayerByUsername(prisma, (username as string).toLowerCase());
-  return { playerId: player?.id ?? refuse('PLAYER_NOT_FOUND', `no sandbox player has the username ${username}`) };
+  return { playerId: (await playerWithUsername(prisma, username as string)).id };
 }
 
 export const listConsentsCommand: Command = {

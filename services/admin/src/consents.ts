@@ -4,7 +4,8 @@
 // ended, so a second run ends nothing and records nothing. Nothing is cached to tell: every token
 // under an ended consent is refused on its next call (the api's liveness statement reads the
 // consent; the token endpoint refuses a refresh under it), so these commands need no Redis.
-import { isUuid, type PrismaClient, type SandboxPlayer } from '@devplat/db';
+import type { PrismaClient } from '@devplat/db';
+import { appWithClientId } from '@devplat/domain/apps';
 import {
   type BulkEnd,
   endAppConsents,
@@ -12,9 +13,7 @@ import {
   endPlayerConsents,
   operatorEndBatchSize,
 } from '@devplat/domain/consents';
-import { findPlayer, findPlayerByUsername } from '@devplat/domain/players';
-import { refuse } from '@devplat/domain/refusal';
-import { appOfClientId } from './apps.ts';
+import { playerNamed } from '@devplat/domain/players';
 import { type AuditedRun, auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, pairwiseSecret, withDatabase } from './connections.ts';
 
@@ -77,7 +76,7 @@ ${transactions}`,
   },
   'client_id',
   async (prisma, secret, { invocation: { args, io }, operator, reason }) => {
-    const app = await appOfClientId(prisma, args.client_id as string);
+    const app = await appWithClientId(prisma, args.client_id as string);
     const result = await endAppConsents(prisma, secret, { operator }, app, { reason });
     io.out(`app ${app.clientId} (${JSON.stringify(app.name)}): ${ended(result)}\n`);
     if (app.status === 'active') {
@@ -87,13 +86,6 @@ ${transactions}`,
     }
   },
 );
-
-/** The player a username (3 to 32 characters) or an id (a uuid) names. */
-async function playerNamed(prisma: PrismaClient, named: string): Promise<SandboxPlayer> {
-  const player = isUuid(named) ? await findPlayer(prisma, named) : await findPlayerByUsername(prisma, named);
-  if (!player) refuse('PLAYER_NOT_FOUND', `no sandbox player has the username or id ${named}`);
-  return player;
-}
 
 export const endPlayerConsentsCommand = consentCommand(
   {

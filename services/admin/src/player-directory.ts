@@ -1,11 +1,6 @@
-// admin find-players / show-player: sandbox players as the operator looks them up, before
-// disabling one or ending their consents. Reads only: nothing is changed, and nothing is audited.
-import type { PrismaClient, SandboxPlayer } from '@devplat/db';
-import { isUuid } from '@devplat/db';
 import { emailsOfAccounts, findAccount } from '@devplat/domain/accounts';
 import { activeConsentsOfPlayer } from '@devplat/domain/consents';
-import { findPlayer, findPlayerByUsername, searchPlayers } from '@devplat/domain/players';
-import { Refusal } from '@devplat/domain/refusal';
+import { playerNamed, searchPlayers } from '@devplat/domain/players';
 import type { Command } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
@@ -72,16 +67,6 @@ account.`,
   },
 };
 
-/** The player an operator names by id or by username (usernames are unique across the sandbox). */
-async function namedPlayer(prisma: PrismaClient, given: string): Promise<SandboxPlayer> {
-  const player = isUuid(given)
-    ? await findPlayer(prisma, given.toLowerCase())
-    : await findPlayerByUsername(prisma, given.toLowerCase());
-  if (!player)
-    throw new Refusal('PLAYER_NOT_FOUND', `no sandbox player has the ${isUuid(given) ? 'id' : 'username'} ${given}`);
-  return player;
-}
-
 export const showPlayerCommand: Command = {
   path: ['show-player'],
   summary: 'Show one sandbox player: status, account, active consents',
@@ -94,7 +79,7 @@ consents it holds that are active. Exit 65 when no player has it.`,
   options: [],
   async run({ args, env, io }) {
     await withDatabase(adminConfig(env), async (prisma) => {
-      const player = await namedPlayer(prisma, args.player as string);
+      const player = await playerNamed(prisma, args.player as string);
       const account = await findAccount(prisma, player.accountId);
       const consents = (await activeConsentsOfPlayer(prisma, player.id)).length;
       io.out(

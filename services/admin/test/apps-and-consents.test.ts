@@ -230,6 +230,6 @@ describe('on a running platform', { skip: realPostgresUrl ? false : 'needs DATAB
 
     const nobody = await admin(['end-player-consents', 'nobody-here', '--operator', 'ops-eve'], env());
     assert.equal(nobody.code, 65);
-    assert.match(nobody.stderr, /no sandbox player has the username or id nobody-here/);
+    assert.match(nobody.stderr, /no sandbox player has the username nobody-here/);
   });
 });

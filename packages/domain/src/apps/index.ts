@@ -20,6 +20,7 @@ export {
   suspendApp,
   unsuspendApp,
 } from './operations.ts';
+export { appWithClientId } from './operators.ts';
 export { onReservedHost } from './redirect-uris.ts';
 export { type AppDetails, type AppSearch, appDetails, searchApps } from './search.ts';
 export {

@@ -8,6 +8,7 @@ export {
   type NewPlayer,
   type PlayerStatusChange,
 } from './operations.ts';
+export { playerNamed, playerWithUsername } from './operators.ts';
 export { type PlayerSearch, searchPlayers } from './search.ts';
 export {
   findPlayer,

@@ -2,21 +2,14 @@
 // (@devplat/domain/accounts) makes each change with its audit record, only when something changed,
 // and tells every process's app directory; a second call answers `changed: false`.
 import type { Account } from '@devplat/db';
-import { findAccountByEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { accountWithEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
 import { appCountOfAccount } from '@devplat/domain/apps';
-import { refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
 import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
-async function accountAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<Account> {
-  // The console keeps e-mails in lower case.
-  const email = (ctx.params.email as string).toLowerCase();
-  return (
-    (await findAccountByEmail(prisma, email)) ??
-    refuse('ACCOUNT_NOT_FOUND', `No developer account has the e-mail ${email}.`)
-  );
-}
+const accountAt = (prisma: AdminRoutes['prisma'], ctx: Context): Promise<Account> =>
+  accountWithEmail(prisma, ctx.params.email as string);
 
 async function accountView(prisma: AdminRoutes['prisma'], account: Account) {
   return {

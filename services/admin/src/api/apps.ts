@@ -4,8 +4,7 @@
 // answers `changed: false`. appView is the app as every answer here shows it.
 import type { App } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
-import { appDetails, findApp, findAppByClientId, suspendApp, unsuspendApp } from '@devplat/domain/apps';
-import { refuse } from '@devplat/domain/refusal';
+import { appDetails, appWithClientId, findApp, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import type { Context } from 'koa';
 import { tokensLastDayOrNull } from '../usage.ts';
 import { readReason } from './request.ts';
@@ -14,13 +13,8 @@ import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 const clientIdAt = (ctx: Context) => ctx.params.client_id as string;
 
 /** The app with the path's client id, unless there is none or its developer deleted it (404). */
-export async function appAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<App> {
-  const clientId = clientIdAt(ctx);
-  const app = await findAppByClientId(prisma, clientId);
-  if (!app) return refuse('APP_NOT_FOUND', `No app has the client id ${clientId}.`);
-  if (app.status === 'deleted') return refuse('APP_NOT_FOUND', `The app ${clientId} was deleted by its developer.`);
-  return app;
-}
+export const appAt = (prisma: AdminRoutes['prisma'], ctx: Context): Promise<App> =>
+  appWithClientId(prisma, clientIdAt(ctx));
 
 /** The apps as every answer here shows them, their developers' e-mails read in one statement. */
 export async function appViews(prisma: AdminRoutes['prisma'], apps: readonly App[]) {

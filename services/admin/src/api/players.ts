@@ -3,19 +3,13 @@
 // changed; nothing caches a player's status, so the change holds from the very next call.
 import type { SandboxPlayer } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
-import { disablePlayer, enablePlayer, findPlayerByUsername } from '@devplat/domain/players';
-import { refuse } from '@devplat/domain/refusal';
+import { disablePlayer, enablePlayer, playerWithUsername } from '@devplat/domain/players';
 import type { Context } from 'koa';
 import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
 
-export async function playerAt(prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> {
-  const username = ctx.params.username as string;
-  return (
-    (await findPlayerByUsername(prisma, username)) ??
-    refuse('PLAYER_NOT_FOUND', `No sandbox player has the username ${username}.`)
-  );
-}
+export const playerAt = (prisma: AdminRoutes['prisma'], ctx: Context): Promise<SandboxPlayer> =>
+  playerWithUsername(prisma, ctx.params.username as string);
 
 /** The players as every answer here shows them, their accounts' e-mails read in one statement. */
 export async function playerViews(prisma: AdminRoutes['prisma'], players: readonly SandboxPlayer[]) {
