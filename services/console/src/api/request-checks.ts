@@ -55,7 +55,9 @@ export function refuseFinding(finding: RequestFinding): never {
     case 'unknownMember':
       return refuse(
         'INVALID_INPUT',
-        `Unknown field ${JSON.stringify(finding.name)}. Allowed: ${finding.allowed.join(', ')}.`,
+        finding.allowed.length === 0
+          ? `Unknown field ${JSON.stringify(finding.name)}: this operation takes none (send {} or no body).`
+          : `Unknown field ${JSON.stringify(finding.name)}. Allowed: ${finding.allowed.join(', ')}.`,
       );
     case 'invalidMember':
       return refuse('INVALID_INPUT', finding.refusal ?? memberWords(finding.name, finding.expected));

@@ -11,7 +11,7 @@ import {
   usableAccount,
 } from '@devplat/domain/accounts';
 import type { SignInThrottle } from '@devplat/throttle';
-import { email, knownFields, password, requiredText } from './rules.ts';
+import { email, type JsonBody, password, requiredText } from './rules.ts';
 import type { ConsoleSession, ConsoleSessions } from './sessions.ts';
 
 export { minimumPasswordLength, type Requester };
@@ -40,8 +40,7 @@ export interface SignedIn {
 /** The console's door to developers' accounts (@devplat/domain/accounts): it reads the requests. */
 export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
-    register(input: unknown, requester: Requester): Promise<Account> {
-      const body = knownFields(input, ['email', 'password', 'display_name']);
+    register(body: JsonBody, requester: Requester): Promise<Account> {
       const registration = {
         email: email(body.email),
         password: password(body.password, minimumPasswordLength),
@@ -51,8 +50,7 @@ export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle
     },
 
     /** The account these credentials open, if it may use the console; otherwise a refusal. */
-    authenticate(input: unknown, { address }: Requester): Promise<Account> {
-      const body = knownFields(input, ['email', 'password']);
+    authenticate(body: JsonBody, { address }: Requester): Promise<Account> {
       const credentials = {
         email: typeof body.email === 'string' ? body.email.trim().toLowerCase() : '',
         password: typeof body.password === 'string' ? body.password : '',

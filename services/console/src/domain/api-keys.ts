@@ -14,7 +14,7 @@ import {
   revokeApiKey,
 } from '@devplat/domain/api-keys';
 import type { Actor } from '@devplat/domain/audit';
-import { knownFields, refuse, requiredText } from './rules.ts';
+import { type JsonBody, refuse, requiredText } from './rules.ts';
 
 export type { ApiKeyInUse } from '@devplat/domain/api-keys';
 
@@ -36,8 +36,7 @@ export const createdApiKeyView = ({ key, apiKey }: NewApiKey): CreatedApiKeyView
 });
 
 /** What creating a key takes: a name, a scope, and a lifetime in days (apiKeyLimits). */
-function keyRequest(input: unknown): ApiKeyRequest {
-  const body = knownFields(input, ['name', 'scope', 'expires_in_days']);
+function keyRequest(body: JsonBody): ApiKeyRequest {
   const name = requiredText(body.name, 'name', 64);
   const scope = apiKeyScopes.find((each) => each === body.scope);
   if (!scope) refuse(`scope is required: ${apiKeyScopes.join(' or ')}.`);
@@ -53,7 +52,7 @@ function keyRequest(input: unknown): ApiKeyRequest {
 
 export function developerApiKeys(prisma: PrismaClient) {
   return {
-    create: (actor: Actor, input: unknown) => createApiKey(prisma, actor, keyRequest(input)),
+    create: (actor: Actor, body: JsonBody) => createApiKey(prisma, actor, keyRequest(body)),
     list: (accountId: string) => apiKeysOfAccount(prisma, accountId),
     revoke: (actor: Actor, keyId: string) => revokeApiKey(prisma, actor, keyId),
     authenticate: (key: string) => authenticateApiKey(prisma, key),

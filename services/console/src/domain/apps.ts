@@ -28,7 +28,7 @@ import { activeConsentCount, consentActivity } from '@devplat/domain/consents';
 import { deliveriesPerDay, listDeliveries } from '@devplat/domain/events';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
 import { isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
-import { knownFields, refuse, requiredText, stringList } from './rules.ts';
+import { type JsonBody, refuse, requiredText, stringList } from './rules.ts';
 
 export type { AppView };
 
@@ -112,8 +112,7 @@ export function developerApps(
 
     list: (accountId: string) => appsOfAccount(prisma, accountId),
 
-    async create(actor: Actor, input: unknown): Promise<{ app: AppWithSecrets; clientSecret: string }> {
-      const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
+    async create(actor: Actor, body: JsonBody): Promise<{ app: AppWithSecrets; clientSecret: string }> {
       const name = requiredText(body.name, 'name', 100);
       const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
       const scopes = stringList(body.scopes, 'scopes');
@@ -140,9 +139,8 @@ export function developerApps(
     async edit(
       actor: Actor,
       clientId: string,
-      input: unknown,
+      body: JsonBody,
     ): Promise<{ app: AppWithSecrets; removedScopes: string[] }> {
-      const body = knownFields(input, ['name', 'redirect_uris', 'scopes', 'webhook_url']);
       if (Object.keys(body).length === 0) {
         refuse('Name at least one of name, redirect_uris, scopes, webhook_url (null removes the webhook URL).');
       }

@@ -6,7 +6,7 @@ import type { PlayerStatus, PrismaClient, SandboxPlayer } from '@devplat/db';
 import type { Actor } from '@devplat/domain/audit';
 import { createPlayerOfDeveloper, playersOfAccount, setPlayerStatusOfDeveloper } from '@devplat/domain/players';
 import type { SignInThrottle } from '@devplat/throttle';
-import { knownFields, optionalText, pageQuery, password, username } from './rules.ts';
+import { type JsonBody, optionalText, pageQuery, password, username } from './rules.ts';
 
 export type { PlayerView };
 
@@ -41,8 +41,7 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
     setStatus: (actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> =>
       setPlayerStatusOfDeveloper(prisma, actor, playerId, status),
 
-    create(actor: Actor, input: unknown, address: string): Promise<SandboxPlayer> {
-      const body = knownFields(input, ['username', 'password', 'display_name']);
+    create(actor: Actor, body: JsonBody, address: string): Promise<SandboxPlayer> {
       const player = {
         username: username(body.username),
         password: password(body.password, 8),

@@ -75,10 +75,9 @@ export function stringList(value: unknown, field: string): string[] {
   return value as string[];
 }
 
-/** The object a JSON body must be, with no member the operation does not know. */
-export function knownFields(body: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) refuse('The body must be a JSON object.');
-  const unknown = Object.keys(body).find((name) => !allowed.includes(name));
-  if (unknown !== undefined) refuse(`Unknown field ${JSON.stringify(unknown)}. Allowed: ${allowed.join(', ')}.`);
-  return body as Record<string, unknown>;
-}
+/**
+ * A request's JSON body as a door hands it over: an object whose members and their JSON types the
+ * console API's document has checked (the web forms build theirs); each member's value is checked
+ * here, by the rules above.
+ */
+export type JsonBody = Readonly<Record<string, unknown>>;

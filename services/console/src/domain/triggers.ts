@@ -15,7 +15,7 @@ import { playerOfDeveloper } from '@devplat/domain/players';
 import { refuse as refuseAs } from '@devplat/domain/refusal';
 import { waitInWords } from '@devplat/throttle';
 import type { DomainParts } from './parts.ts';
-import { knownFields, refuse, requiredText, stringList } from './rules.ts';
+import { type JsonBody, refuse, requiredText, stringList } from './rules.ts';
 import { type Rate, rateLimit } from './throttling.ts';
 
 export const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
@@ -50,8 +50,7 @@ export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainP
      * active consent of the player with the app (CONSENT_NOT_FOUND when there is none). Past the
      * account's rate, TOO_MANY_REQUESTS with when to try again, before anything is read or written.
      */
-    async trigger(actor: Actor, clientId: string, input: unknown): Promise<TriggerView> {
-      const body = knownFields(input, ['event', 'player', 'scopes']);
+    async trigger(actor: Actor, clientId: string, body: JsonBody): Promise<TriggerView> {
       const event = body.event;
       if (typeof event !== 'string' || !triggerableEvents.includes(event as TriggeredEvent)) {
         refuse(`event must be one of ${triggerableEvents.join(', ')}.`);
