@@ -26,6 +26,7 @@ import { activeConsentIdsOfGrants, activeConsentsWithApp, grantConsent } from '@
 import { findPlayerByUsername } from '@devplat/domain/players';
 import { listen, readForm } from '@devplat/http';
 import { startPlatform } from '@devplat/platform';
+import { consoleCall, registerDeveloper } from '@devplat/test/console-api';
 import { createTestDatabase } from '@devplat/test/database';
 import { sharedSecrets } from '@devplat/test/env';
 import { basicAuth } from '@devplat/test/oauth';
@@ -799,20 +800,13 @@ async function codeApp(
  */
 async function consoleApi(): Promise<Target & { requests: Target }> {
   const { config, backend, settings } = await benchPlatform();
-  const api = `${config.consoleUrl.origin}/api`;
-  const json = { 'content-type': 'application/json' };
-  const send = async (path: string, body: unknown, token?: string) => {
-    const headers = { ...json, ...(token && { authorization: `Bearer ${token}` }) };
-    const answer = await fetch(`${api}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (!answer.ok) throw new Error(`POST /api${path} answered ${answer.status}: ${await answer.text()}`);
-    return (await answer.json()) as Record<string, unknown>;
-  };
-  const email = `bench-console-${randomUUID()}@developer.test`;
-  const password = 'bench console password';
-  await send('/accounts', { email, password, display_name: 'Bench' });
-  const { token } = (await send('/sessions', { email, password })) as { token: string };
-  const created = await send('/apps', { name: 'Bench', redirect_uris: [], scopes: ['city.public.read'] }, token);
-  const clientId = (created.app as { client_id: string }).client_id;
+  const origin = config.consoleUrl.origin;
+  const api = `${origin}/api`;
+  const { token } = await registerDeveloper(origin);
+  const app = { name: 'Bench', redirect_uris: [], scopes: ['city.public.read'] };
+  const created = await consoleCall(origin, 'POST', '/apps', { token, body: app });
+  if (created.status !== 201) throw new Error(`POST /api/apps answered ${created.status}: ${created.text}`);
+  const clientId = created.json.app.client_id as string;
   const headers = { authorization: `Bearer ${token}` };
   return {
     method: 'GET',

@@ -89,10 +89,20 @@ interface BodyCheck {
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch'];
 
-/** The document a door checks its requests against, e.g. `console-api-1.0.0`. */
+const loaded = new Map<string, RequestChecks>();
+
+/**
+ * The document a door checks its requests against, e.g. `console-api-1.0.0`: read and parsed once
+ * a process (npm start's platform, and a test's, build several doors on the same one).
+ */
 export function requestChecks(documentName: string): RequestChecks {
-  const file = new URL(`../openapi/${documentName}.yaml`, import.meta.url);
-  return new RequestChecks(parse(readFileSync(file, 'utf8')) as Json, `${documentName}.yaml`);
+  let checks = loaded.get(documentName);
+  if (!checks) {
+    const file = new URL(`../openapi/${documentName}.yaml`, import.meta.url);
+    checks = new RequestChecks(parse(readFileSync(file, 'utf8')) as Json, `${documentName}.yaml`);
+    loaded.set(documentName, checks);
+  }
+  return checks;
 }
 
 export class RequestChecks {
@@ -228,7 +238,7 @@ function checkQuery(checks: QueryCheck[], { query }: RequestParts): RequestFindi
     const { name } = parameter;
     const value = query[name];
     if (value === undefined) {
-      if (parameter.required) return { kind: 'missingParameter', name, ...refusalOf(parameter) };
+      if (parameter.required) return { kind: 'missingParameter', name, ...refusal };
       continue;
     }
     if (Array.isArray(value)) return { kind: 'repeatedParameter', name };

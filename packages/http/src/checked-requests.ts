@@ -6,6 +6,7 @@ import type { OperationCheck, RequestChecks, RequestFinding } from '@devplat/con
 import type { Context, Middleware } from 'koa';
 import { readBody } from './forms.ts';
 import { ProblemError } from './problem.ts';
+import type { OperationHandlers, OperationMethod } from './routes.ts';
 
 export const jsonBodyLimit = 16 * 1024;
 
@@ -31,18 +32,22 @@ export function checkedRequest(check: OperationCheck, refuse: (finding: RequestF
 }
 
 /**
- * The middleware of each operation a door registers, by method and Koa route path, from the door's
- * document (`requestChecks(name)`, compiled as the door starts); throws for an operation the
- * document does not describe, so a route cannot be served undocumented.
+ * An operation's handlers, each behind its check from the door's document (`requestChecks(name)`,
+ * compiled as the door starts), for operation(); throws for a method the document does not
+ * describe on that Koa route path, so a route cannot be served undocumented.
  */
 export function operationChecks(
   checks: RequestChecks,
   refuse: (finding: RequestFinding) => never,
-): (method: string, path: string) => Middleware {
-  return (method, path) => {
-    const check = checks.operation(method, path);
-    if (!check) throw new Error(`${checks.name} documents no ${method} ${path}`);
-    return checkedRequest(check, refuse);
+): (path: string, handlers: OperationHandlers) => OperationHandlers {
+  return (path, handlers) => {
+    const checked: OperationHandlers = {};
+    for (const [method, handler] of Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]) {
+      const check = checks.operation(method, path);
+      if (!check) throw new Error(`${checks.name} documents no ${method} ${path}`);
+      checked[method] = [checkedRequest(check, refuse), ...[handler].flat()];
+    }
+    return checked;
   };
 }
 

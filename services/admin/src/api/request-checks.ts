@@ -3,8 +3,7 @@
 // INVALID_REQUEST saying what was wrong, no value echoed but a query parameter's own.
 import { type RequestFinding, requestChecks } from '@devplat/contract/requests';
 import { refuse } from '@devplat/domain/refusal';
-import { operationChecks } from '@devplat/http';
-import type { Middleware } from 'koa';
+import { type OperationHandlers, operationChecks } from '@devplat/http';
 
 /**
  * Words for a query value its schema refuses, as the domain's own checks say them (paging.ts): a
@@ -53,6 +52,6 @@ export function refuseFinding(finding: RequestFinding): never {
   }
 }
 
-/** The check of each admin API operation, by method and Koa route path (throws for one not documented). */
-export const adminRequestChecks = (): ((method: string, path: string) => Middleware) =>
+/** Each admin API operation's handlers behind its check (throws for one not documented). */
+export const adminRequestChecks = (): ((path: string, handlers: OperationHandlers) => OperationHandlers) =>
   operationChecks(requestChecks('admin-api-1.0.0'), refuseFinding);

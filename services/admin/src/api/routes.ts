@@ -3,7 +3,7 @@
 // paths here; app.ts lists them.
 import type { AppDirectory } from '@devplat/app-directory';
 import type { PrismaClient } from '@devplat/db';
-import { type Logger, type OperationHandlers, type OperationMethod, operation } from '@devplat/http';
+import { type Logger, type OperationHandlers, operation } from '@devplat/http';
 import type { TokenUsage } from '@devplat/usage';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -39,15 +39,11 @@ export function adminRoutes(
   guard: Middleware,
   stores: Pick<AdminRoutes, 'prisma' | 'directory' | 'usage' | 'pairwiseSecret' | 'logger'>,
 ): AdminRoutes {
-  const checkOf = adminRequestChecks();
+  const checked = adminRequestChecks();
   return {
     ...stores,
     guarded(path, handlers) {
-      const checked: OperationHandlers = {};
-      for (const [method, handler] of Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]) {
-        checked[method] = [checkOf(method, path), ...[handler].flat()];
-      }
-      operation(router, path, checked, guard);
+      operation(router, path, checked(path, handlers), guard);
     },
     open(path, handlers) {
       operation(router, path, handlers);

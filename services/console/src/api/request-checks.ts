@@ -4,8 +4,7 @@
 // INVALID_REQUEST (the domain's INVALID_INPUT), saying what was wrong.
 import { type RequestFinding, requestChecks } from '@devplat/contract/requests';
 import { type RefusalCode, refuse } from '@devplat/domain/refusal';
-import { operationChecks } from '@devplat/http';
-import type { Middleware } from 'koa';
+import { type OperationHandlers, operationChecks } from '@devplat/http';
 
 /** What a path parameter names, when its value could name nothing. */
 const notFoundCodes: Record<string, RefusalCode> = {
@@ -64,6 +63,6 @@ export function refuseFinding(finding: RequestFinding): never {
   }
 }
 
-/** The check of each console API operation, by method and Koa route path (throws for one not documented). */
-export const consoleRequestChecks = (): ((method: string, path: string) => Middleware) =>
+/** Each console API operation's handlers behind its check (throws for one not documented). */
+export const consoleRequestChecks = (): ((path: string, handlers: OperationHandlers) => OperationHandlers) =>
   operationChecks(requestChecks('console-api-1.0.0'), refuseFinding);

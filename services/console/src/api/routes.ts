@@ -4,9 +4,8 @@
 // ambient credentials (the web UI has its own routes). Each resource's routes live in their own
 // module; this file composes them.
 
-import { type Logger, type OperationHandlers, type OperationMethod, operation, ProblemError } from '@devplat/http';
+import { type Logger, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import type { ConsoleDomain } from '../domain/index.ts';
 import { accountRoutes } from './account.ts';
 import { apiKeyRoutes } from './api-keys.ts';
@@ -23,15 +22,8 @@ import { webhookRoutes } from './webhooks.ts';
 export function consoleApiRouter(domain: ConsoleDomain, logger: Logger): Router {
   const router = new Router({ prefix: '/api', strict: true, sensitive: true });
   const guards = { any: bearerSignIn(domain, logger, 'any'), session: bearerSignIn(domain, logger, 'session') };
-  const checkOf = consoleRequestChecks();
   // Each handler behind the check of its operation in the console API's document.
-  const checked = (path: string, handlers: OperationHandlers): OperationHandlers =>
-    Object.fromEntries(
-      (Object.entries(handlers) as [OperationMethod, Middleware | Middleware[]][]).map(([method, handler]) => [
-        method,
-        [checkOf(method, path), ...[handler].flat()],
-      ]),
-    );
+  const checked = consoleRequestChecks();
   const signedIn: ApiRoutes['signedIn'] = (path, handlers, access = 'any') =>
     operation(router, path, checked(path, handlers), guards[access]);
   const open: ApiRoutes['open'] = (path, handlers) => operation(router, path, checked(path, handlers));
