@@ -170,7 +170,8 @@ describe('sign-in throttle on a failing Redis', () => {
     const proxy = await startFaultProxy({ port: Number(new URL(redisUrl as string).port || 6379) });
     const store = redisStore(proxy.proxied(redisUrl as string), { prefix, timeoutMs: 200 });
     try {
-      await store.ready();
+      // Connected first, however slow the machine: ready() alone gives up after the 200 ms bound.
+      await store.ready(5_000);
       const throttle = signInThrottle(store, door());
       assert.equal(await throttle.begin(at('ada@example.com')), null);
       await proxy.stall();

@@ -12,8 +12,8 @@ import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
 import Koa from 'koa';
 import { buildConsoleApi } from './api/app.ts';
+import { consoleDomain } from './console-domain.ts';
 import { docsHandler, isDocs } from './docs.ts';
-import { consoleDomain } from './domain/index.ts';
 import { downloadsHandler, isDownloads } from './downloads.ts';
 import { buildConsoleWeb } from './web/app.ts';
 

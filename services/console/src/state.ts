@@ -2,7 +2,7 @@
 // signed-in account, set by the sign-in middleware of the API and the web UI, and on the web UI a
 // POST's form, read once there to check its CSRF token.
 import type { readFormWithLists } from '@devplat/http';
-import type { SignedIn } from './domain/accounts.ts';
+import type { SignedIn } from './sessions.ts';
 
 /** A submitted form, its lists read as lists. */
 export type Form = Awaited<ReturnType<typeof readFormWithLists>>;

@@ -1,16 +1,26 @@
 // A developer's own account, as the console serves it: registration of a full account and the
-// password check that opens a session, both behind the sign-in throttle, and whether an account may
-// use the console now. Only full, active accounts may; a guest (made by the game platform) is refused.
+// password check that opens a session, both behind the sign-in throttle, from the developer's input
+// read by the room's rules (an e-mail address, a password of 12 characters or more), and whether an
+// account may use the console now. Only full, active accounts may; a guest (made by the game
+// platform) is refused.
 import type { Account, PrismaClient } from '@devplat/db';
 import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
 import type { SignInThrottle } from '@devplat/throttle';
+import { type JsonBody, password, refuseInput, requiredText } from '../input.ts';
 import { refuse } from '../refusal.ts';
 import { forgiven, throttled } from '../throttled.ts';
 import { registerAccount } from './operations.ts';
-import { findAccountByEmail } from './store.ts';
+import { findAccount, findAccountByEmail } from './store.ts';
 
 /** The shortest password a developer account takes. */
 export const minimumPasswordLength = 12;
+
+/** An e-mail address, in lower case. */
+export function email(value: unknown): string {
+  const text = requiredText(value, 'email', 254).toLowerCase();
+  if (!/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text)) refuseInput('email must be an e-mail address.');
+  return text;
+}
 
 /** The account, when it may use the console now; else GUEST_ACCOUNT or ACCOUNT_SUSPENDED. */
 export function usableAccount(account: Account): Account {
@@ -76,3 +86,36 @@ export async function authenticateDeveloper(
   await throttle.succeeded(attempt);
   return usableAccount(account);
 }
+
+/** The console's operations on developers' accounts, over these stores: they read the requests. */
+export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle) {
+  return {
+    register(body: JsonBody, requester: Requester): Promise<Account> {
+      const registration = {
+        email: email(body.email),
+        password: password(body.password, minimumPasswordLength),
+        displayName: requiredText(body.display_name, 'display_name', 64),
+      };
+      return registerDeveloper(prisma, throttle, registration, requester);
+    },
+
+    /** The account these credentials open, if it may use the console; otherwise a refusal. */
+    authenticate(body: JsonBody, { address }: Requester): Promise<Account> {
+      const credentials = {
+        email: typeof body.email === 'string' ? body.email.trim().toLowerCase() : '',
+        password: typeof body.password === 'string' ? body.password : '',
+      };
+      return authenticateDeveloper(prisma, throttle, credentials, address);
+    },
+
+    /**
+     * The account a console session belongs to: null when it is gone, a refusal when it may no
+     * longer use the console.
+     */
+    async ofSession(accountId: string): Promise<Account | null> {
+      const account = await findAccount(prisma, accountId);
+      return account ? usableAccount(account) : null;
+    },
+  };
+}
+export type DeveloperAccounts = ReturnType<typeof developerAccounts>;

@@ -2,6 +2,9 @@
 // what may be read of them. Only store.ts touches the accounts table.
 export {
   authenticateDeveloper,
+  type DeveloperAccounts,
+  developerAccounts,
+  email,
   minimumPasswordLength,
   type Registration,
   type Requester,
@@ -9,10 +12,9 @@ export {
   usableAccount,
 } from './developers.ts';
 export { type NewAccount, reactivateAccount, registerAccount, suspendAccount } from './operations.ts';
+export { accountNamed, accountWithEmail } from './operators.ts';
 export { type AccountSearch, searchAccounts } from './search.ts';
 export {
-  accountNamed,
-  accountWithEmail,
   emailsOfAccounts,
   findAccount,
   findAccountByEmail,

@@ -5,7 +5,6 @@
 import { type Account, type AccountStatus, isUuid, type Prisma, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, likeLiteral, orderOf, type Position } from '../paging.ts';
-import { refuse } from '../refusal.ts';
 
 export type NewAccountRow = Pick<Account, 'email' | 'passwordHash' | 'displayName' | 'kind'>;
 
@@ -85,20 +84,4 @@ export async function emailsOfAccounts(db: Db, accountIds: readonly string[]): P
   if (ids.length === 0) return new Map();
   const rows = await db.account.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } });
   return new Map(rows.map((row) => [row.id, row.email]));
-}
-
-/**
- * The account with this e-mail address, looked up in lower case as the console keeps them;
- * ACCOUNT_NOT_FOUND, naming the address as given, when there is none.
- */
-export async function accountWithEmail(db: Db, email: string): Promise<Account> {
-  const account = await findAccountByEmail(db, email.toLowerCase());
-  return account ?? refuse('ACCOUNT_NOT_FOUND', `no developer account has the e-mail ${email}`);
-}
-
-/** The account an operator names by id or by e-mail (in any case); ACCOUNT_NOT_FOUND when none. */
-export async function accountNamed(db: Db, given: string): Promise<Account> {
-  if (!isUuid(given)) return accountWithEmail(db, given);
-  const account = await findAccount(db, given.toLowerCase());
-  return account ?? refuse('ACCOUNT_NOT_FOUND', `no developer account has the id ${given}`);
 }

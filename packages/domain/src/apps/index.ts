@@ -2,7 +2,16 @@
 // rotate, revoke, disable, enable, delete; the platform's suspension), their rules (redirect URIs, scopes, credentials) and
 // what may be read of them. Only store.ts touches the apps and client_secrets tables.
 
-export { activeAppOfDeveloper, appOfDeveloper, secretOfApp } from './developers.ts';
+export {
+  type AppActivity,
+  type AppOverview,
+  type AppRules,
+  activeAppOfDeveloper,
+  appOfDeveloper,
+  type DeveloperApps,
+  developerApps,
+  secretOfApp,
+} from './developers.ts';
 export {
   type AppChangeNotice,
   type AppChanges,

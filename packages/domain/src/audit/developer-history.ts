@@ -8,6 +8,9 @@
 import type { HistoryActorView, HistoryEntryView } from '@devplat/contract';
 import type { AuditRecord, PrismaClient } from '@devplat/db';
 import { emailsOfAccounts } from '../accounts/store.ts';
+import { appOfDeveloper } from '../apps/developers.ts';
+import type { AppWithSecrets } from '../apps/store.ts';
+import { pageQuery } from '../input.ts';
 import type { Page } from '../paging.ts';
 import { appHistory, queryAudit } from './query.ts';
 
@@ -144,3 +147,40 @@ export async function historyOfAccount(
 ): Promise<DeveloperHistoryPage> {
   return entriesOf(prisma, await queryAudit(prisma, { target: { type: 'account', id: accountId }, ...asked }));
 }
+
+/** A page of the history, with the app it is of (its page's title). */
+export interface AppHistoryPage extends DeveloperHistoryPage {
+  app: AppWithSecrets;
+}
+
+/** A page of the account's history. */
+export type AccountHistoryPage = DeveloperHistoryPage;
+
+/** The console's reads of a developer's histories: they read the page query. */
+export function developerHistories(prisma: PrismaClient) {
+  return {
+    /**
+     * A page of the app's history, newest first: `query` is the request's (limit: 1 to 200, 50 by
+     * default; cursor: the next_cursor of the page before). Another developer's app answers as one
+     * that does not exist; a cursor this listing did not give is refused.
+     */
+    async ofApp(
+      accountId: string,
+      clientId: string,
+      query: Readonly<Record<string, unknown>> = {},
+    ): Promise<AppHistoryPage> {
+      const asked = pageQuery(query);
+      const app = await appOfDeveloper(prisma, accountId, clientId);
+      return { app, ...(await historyOfApp(prisma, app.id, asked)) };
+    },
+
+    /**
+     * A page of the account's history, newest first, under the same query rules as an app's: the
+     * records whose target is the account (registered, suspended and reactivated by the platform,
+     * API keys created and revoked).
+     */
+    ofAccount: (accountId: string, query: Readonly<Record<string, unknown>> = {}): Promise<AccountHistoryPage> =>
+      historyOfAccount(prisma, accountId, pageQuery(query)),
+  };
+}
+export type DeveloperHistories = ReturnType<typeof developerHistories>;

@@ -1,14 +1,26 @@
-// A developer's own sandbox players, as the console serves them: made behind the sign-in throttle,
-// and disabled or enabled only by the account they belong to (another developer's player answers
-// exactly like one that does not exist).
+// A developer's own sandbox players, as the console serves them: synthetic players a developer
+// creates to sign in on the player client (never real players: no balance, no location, only a
+// username, a password and an optional name), made behind the sign-in throttle from the
+// developer's input read by the room's rules, and disabled or enabled only by the account they
+// belong to (another developer's player answers exactly like one that does not exist).
 import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import type { SignInThrottle } from '@devplat/throttle';
 import type { Actor } from '../audit/store.ts';
 import type { Db } from '../db.ts';
+import { type JsonBody, optionalText, pageQuery, password, refuseInput, requiredText } from '../input.ts';
 import { refuse } from '../refusal.ts';
 import { forgiven, throttled } from '../throttled.ts';
 import { createPlayer, disablePlayer, enablePlayer } from './operations.ts';
-import { findPlayerByUsername, findPlayerOfAccount } from './store.ts';
+import { findPlayerByUsername, findPlayerOfAccount, playersOfAccount } from './store.ts';
+
+/** A username: what a sandbox player signs in with, unique across the sandbox. */
+export function username(value: unknown): string {
+  const text = requiredText(value, 'username', 32);
+  if (!/^[a-z0-9][a-z0-9_.-]{2,31}$/.test(text)) {
+    refuseInput('username must be 3 to 32 characters: lower-case letters, digits, and _ . - (not first).');
+  }
+  return text;
+}
 
 /**
  * A new player of the developer's account. Usernames are unique across the sandbox (players sign in
@@ -60,3 +72,38 @@ export async function playerOfDeveloper(db: Db, accountId: string, idOrUsername:
   }
   return player;
 }
+
+/** A page of the developer's sandbox players, oldest first. */
+export interface PlayerPage {
+  players: SandboxPlayer[];
+  /** Gives the next, newer page; null on the last one. */
+  nextCursor: string | null;
+}
+
+/** The console's operations on a developer's sandbox players, over these stores: they read the requests. */
+export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
+  return {
+    /**
+     * A page of the account's players, oldest first (by created_at, then id): `query` is the
+     * request's (limit: 1 to 200, 50 by default; cursor: the next_cursor of the page before). Any
+     * other parameter, one given twice, a bad limit or a cursor this listing did not give is refused.
+     */
+    async list(accountId: string, query: Readonly<Record<string, unknown>> = {}): Promise<PlayerPage> {
+      const { items, nextCursor } = await playersOfAccount(prisma, accountId, pageQuery(query));
+      return { players: items, nextCursor };
+    },
+
+    setStatus: (actor: Actor, playerId: string, status: PlayerStatus): Promise<SandboxPlayer> =>
+      setPlayerStatusOfDeveloper(prisma, actor, playerId, status),
+
+    create(actor: Actor, body: JsonBody, address: string): Promise<SandboxPlayer> {
+      const player = {
+        username: username(body.username),
+        password: password(body.password, 8),
+        displayName: optionalText(body.display_name, 'display_name', 64),
+      };
+      return createPlayerOfDeveloper(prisma, throttle, actor, player, address);
+    },
+  };
+}
+export type SandboxPlayers = ReturnType<typeof sandboxPlayers>;

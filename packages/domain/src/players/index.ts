@@ -1,6 +1,14 @@
 // The players room: what can be done to sandbox players and what may be read of them. Only
 // store.ts touches the sandbox_players table.
-export { createPlayerOfDeveloper, playerOfDeveloper, setPlayerStatusOfDeveloper } from './developers.ts';
+export {
+  createPlayerOfDeveloper,
+  type PlayerPage,
+  playerOfDeveloper,
+  type SandboxPlayers,
+  sandboxPlayers,
+  setPlayerStatusOfDeveloper,
+  username,
+} from './developers.ts';
 export {
   createPlayer,
   disablePlayer,

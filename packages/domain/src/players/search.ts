@@ -1,7 +1,7 @@
 // Finding sandbox players, for the operator: by username (the whole name, or its beginning), the
 // e-mail of their developer account, and status, newest first, a page at a time.
 import { PlayerStatus, type SandboxPlayer } from '@devplat/db';
-import { accountWithEmail } from '../accounts/store.ts';
+import { accountWithEmail } from '../accounts/operators.ts';
 import type { Db } from '../db.ts';
 import { oneOf, type Page, page, searchText } from '../paging.ts';
 import { Refusal } from '../refusal.ts';

@@ -8,10 +8,9 @@
 // reader sees) and is logged, as no status can be sent any more.
 import { Readable } from 'node:stream';
 import type { AuditRecord } from '@devplat/db';
-import { type AuditFilter, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { type AuditFilter, auditFilterOf, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
 import { Refusal, refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
-import { auditFilterOf } from '../audit-filter.ts';
 import { pageOf, queryText } from './request.ts';
 import { type AdminRoutes, answer } from './routes.ts';
 

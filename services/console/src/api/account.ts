@@ -1,11 +1,11 @@
 // The console API's account routes: register, sign in and out (bearer sessions), the account and
 // its history. Signing out ends a session, so an API key cannot (SESSION_REQUIRED).
 import { requestBody } from '@devplat/http';
-import { accountView } from '../domain/accounts.ts';
+import { accountView } from '../views.ts';
 import { type ApiRoutes, answer, requester, who } from './context.ts';
 
 export function accountRoutes({ domain, open, signedIn }: ApiRoutes): void {
-  const { accounts, accountHistory } = domain;
+  const { accounts, history } = domain;
   const sessions = domain.sessions.api;
   open('/accounts', {
     POST: async (ctx) => answer(ctx, 201, accountView(await accounts.register(requestBody(ctx), requester(ctx)))),
@@ -31,7 +31,7 @@ export function accountRoutes({ domain, open, signedIn }: ApiRoutes): void {
   signedIn('/account', { GET: (ctx) => answer(ctx, 200, accountView(who(ctx).account)) });
   signedIn('/account/history', {
     GET: async (ctx) => {
-      const { entries, nextCursor } = await accountHistory.list(who(ctx).account.id, ctx.query);
+      const { entries, nextCursor } = await history.ofAccount(who(ctx).account.id, ctx.query);
       answer(ctx, 200, { data: entries, next_cursor: nextCursor });
     },
   });

@@ -2,7 +2,7 @@
 // session alone may call them: an API key answers 403 SESSION_REQUIRED (context.ts).
 import { refuse } from '@devplat/domain/refusal';
 import { requestBody } from '@devplat/http';
-import { apiKeyView, createdApiKeyView } from '../domain/api-keys.ts';
+import { apiKeyView, createdApiKeyView } from '../views.ts';
 import { type ApiRoutes, actor, answer, who } from './context.ts';
 
 export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void {

@@ -3,7 +3,7 @@
 import { apiApp, type ForwardedTrust, type Logger, requestObserver } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
-import type { ConsoleDomain } from '../domain/index.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
 import { consoleApiRouter } from './routes.ts';
 

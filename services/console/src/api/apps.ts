@@ -4,7 +4,7 @@
 import type { AppWithSecrets } from '@devplat/domain/apps';
 import { requestBody } from '@devplat/http';
 import type { Context } from 'koa';
-import { type AppView, appView } from '../domain/apps.ts';
+import { type AppView, appView } from '../views.ts';
 import { type ApiRoutes, actor, answer, seesSigningSecrets, who } from './context.ts';
 
 /** The app as this caller may see it. */

@@ -3,15 +3,15 @@
 // the few helpers that turn a request into the domain's arguments and an answer.
 import { apiKeyPrefix } from '@devplat/contract';
 import type { Account } from '@devplat/db';
+import type { Requester } from '@devplat/domain/accounts';
+import type { ApiKeyInUse } from '@devplat/domain/api-keys';
 import type { Actor } from '@devplat/domain/audit';
 import { type Logger, type OperationHandlers, ProblemError } from '@devplat/http';
 import { operatorTokenPrefix } from '@devplat/keys';
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import type { Requester } from '../domain/accounts.ts';
-import type { ApiKeyInUse } from '../domain/api-keys.ts';
-import type { ConsoleDomain } from '../domain/index.ts';
-import type { ConsoleSession } from '../domain/sessions.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
+import type { ConsoleSession } from '../sessions.ts';
 
 /** Who calls: the account, and the credential the call came with. */
 export type ApiCaller =
@@ -58,7 +58,7 @@ const notSignedIn = (detail: string) => new ProblemError('NOT_SIGNED_IN', detail
  * or expired key, or one of a suspended account, answers 401 on its next call.
  */
 export function bearerSignIn(domain: ConsoleDomain, logger: Logger, access: Access = 'any'): Middleware {
-  const { accounts, apiKeys, sessions } = domain;
+  const { apiKeys, sessions } = domain;
   return async (ctx, next) => {
     const token = bearer(ctx);
     if (token?.startsWith(apiKeyPrefix)) {
@@ -89,7 +89,7 @@ export function bearerSignIn(domain: ConsoleDomain, logger: Logger, access: Acce
       );
       return next();
     }
-    const who = await accounts.signedIn(sessions.api, token);
+    const who = await sessions.signedIn(sessions.api, token);
     if (!who) {
       throw notSignedIn(
         token?.startsWith(operatorTokenPrefix)

@@ -8,8 +8,8 @@
 // and a revoked session or a disabled account is noticed at the next reconnection.
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventFeed } from '@devplat/domain/events';
 import type { Logger } from '@devplat/http';
-import type { EventFeed } from '@devplat/webhooks';
 import type { Context } from 'koa';
 
 export interface StreamTiming {

@@ -1,7 +1,7 @@
 // The console API's sandbox player routes: list (oldest first, a page at a time), create, disable
 // and enable.
 import { requestBody } from '@devplat/http';
-import { playerView } from '../domain/players.ts';
+import { playerView } from '../views.ts';
 import { type ApiRoutes, actor, answer, who } from './context.ts';
 
 export function playerRoutes({ domain: { players }, signedIn }: ApiRoutes): void {

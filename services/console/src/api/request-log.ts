@@ -10,8 +10,8 @@
 // reconnection resumes after those too rather than starting again from the newest.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@devplat/http';
+import type { RequestLogFeed } from '@devplat/request-log';
 import type { Context } from 'koa';
-import type { RequestLogFeed } from '../domain/request-log.ts';
 import { type ApiRoutes, answer, who } from './context.ts';
 import { openStream } from './event-stream.ts';
 

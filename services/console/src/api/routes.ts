@@ -6,7 +6,7 @@
 
 import { type Logger, operation, ProblemError } from '@devplat/http';
 import Router from '@koa/router';
-import type { ConsoleDomain } from '../domain/index.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
 import { accountRoutes } from './account.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { appRoutes } from './apps.ts';

@@ -1,4 +1,5 @@
-// POST /api/apps/{client_id}/triggers: devplat trigger's consent events (domain/triggers.ts).
+// POST /api/apps/{client_id}/triggers: devplat trigger's consent events (the consents room's
+// developer-trigger.ts).
 import { requestBody } from '@devplat/http';
 import { type ApiRoutes, actor, answer } from './context.ts';
 

@@ -2,9 +2,9 @@
 // (/account): who is signed in, a link to the API keys, and the account's history, newest first, a
 // page at a time, the same entries as GET /api/account/history.
 import type { Account } from '@devplat/db';
+import type { AccountHistoryPage } from '@devplat/domain/audit';
 import { type Html, html, readFormWithLists, sendPage } from '@devplat/http';
 import type { Context } from 'koa';
-import type { AccountHistoryPage } from '../domain/history.ts';
 import { formExpired, frame, refused, requester, type WebRoutes, who } from './context.ts';
 import { type Frame, layout, registerPage, signInPage, table } from './pages.ts';
 import { timeElement } from './time.ts';
@@ -52,7 +52,7 @@ ${(older || newest) && html`<nav aria-label="History pages"><p>${newest} ${older
 export function accountPages({
   route,
   signedInRoute,
-  domain: { accounts, accountHistory },
+  domain: { accounts, history },
   sessions,
   csrf,
   current,
@@ -100,7 +100,7 @@ export function accountPages({
   });
   signedInRoute('/account', {
     GET: async (ctx) => {
-      const page = await accountHistory.list(who(ctx).account.id, ctx.query);
+      const page = await history.ofAccount(who(ctx).account.id, ctx.query);
       const { cursor, limit } = ctx.query;
       const place = { first: cursor === undefined, limit: typeof limit === 'string' ? limit : undefined };
       sendPage(ctx, 200, accountPage(frame(who(ctx), 'Your account'), who(ctx).account, page, place));

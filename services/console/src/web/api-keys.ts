@@ -6,7 +6,7 @@ import { type ApiKeyView, apiKeyLimits } from '@devplat/contract';
 import { refuse } from '@devplat/domain/refusal';
 import { type Html, type HtmlValue, hiddenField, html, sendPage } from '@devplat/http';
 import type { Context } from 'koa';
-import { apiKeyView } from '../domain/api-keys.ts';
+import { apiKeyView } from '../views.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
 import { copyButton } from './copy.ts';
 import { action, type Frame, field, layout, table } from './pages.ts';

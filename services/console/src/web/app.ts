@@ -3,7 +3,7 @@
 import { html, type Logger, pageApp, type RenderErrorPage, requestObserver } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import type Koa from 'koa';
-import type { ConsoleDomain } from '../domain/index.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
 import { refusalsAsProblems, switchedOff } from '../doors.ts';
 import { assetRoutes } from './assets.ts';
 import { messagePage } from './pages.ts';

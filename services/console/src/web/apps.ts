@@ -2,7 +2,7 @@
 import type { DeliveryView } from '@devplat/contract';
 import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
-import { type AppView, appView } from '../domain/apps.ts';
+import { type AppView, appView } from '../views.ts';
 import { lastDays } from './chart.ts';
 import { actor, appAction, form, frame, refused, type WebRoutes, who } from './context.ts';
 import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './pages.ts';

@@ -1,6 +1,8 @@
 // What every console web page shares: the route it registers with (and the signed-in variant),
 // the domain it calls, the cookie session and CSRF checks, and the helpers that turn a request into
 // the domain's arguments and a page.
+
+import type { Requester } from '@devplat/domain/accounts';
 import type { Actor } from '@devplat/domain/audit';
 import { Refusal } from '@devplat/domain/refusal';
 import {
@@ -15,9 +17,9 @@ import {
   sessionFormValid,
 } from '@devplat/http';
 import type { Context, Middleware } from 'koa';
-import type { Requester, SignedIn } from '../domain/accounts.ts';
-import type { ConsoleDomain } from '../domain/index.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
 import { refusalProblem } from '../doors.ts';
+import type { SignedIn } from '../sessions.ts';
 import type { Frame } from './pages.ts';
 
 export const formExpired = () =>
@@ -55,12 +57,12 @@ export interface WebSettings {
 }
 
 export function webRoutes(route: PageApp['route'], domain: ConsoleDomain, { secure, apiBase, logger }: WebSettings) {
-  // The web UI's own sessions: never accepted as an API bearer token (domain/sessions.ts).
+  // The web UI's own sessions: never accepted as an API bearer token (sessions.ts).
   const sessionCookie = cookie({ name: 'console_session', sameSite: 'strict', secure });
   const sessions = cookieSessions(domain.sessions.web, sessionCookie);
   const csrf = doubleSubmitCsrf(cookie({ name: 'console_csrf', sameSite: 'strict', secure }));
   const current = (ctx: Context): Promise<SignedIn | null> =>
-    domain.accounts.signedIn(sessions.store, sessionCookie.get(ctx));
+    domain.sessions.signedIn(sessions.store, sessionCookie.get(ctx));
   /** Pages behind sign-in; a POST must carry the session's CSRF token. */
   const signedIn: Middleware = async (ctx, next) => {
     const who = await current(ctx);

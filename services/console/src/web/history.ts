@@ -1,7 +1,8 @@
 // The console web UI's app history: /apps/{client_id}/history, newest first, a page at a time
 // ("Older" carries the cursor), the same entries as GET /api/apps/{client_id}/history.
+
+import type { AppHistoryPage } from '@devplat/domain/audit';
 import { type Html, html, sendPage } from '@devplat/http';
-import type { AppHistoryPage } from '../domain/history.ts';
 import { frame, type WebRoutes, who } from './context.ts';
 import { type Frame, layout, table } from './pages.ts';
 import { timeElement } from './time.ts';
@@ -39,7 +40,7 @@ ${(older || newest) && html`<nav aria-label="History pages"><p>${newest} ${older
 export function historyPages({ signedInRoute, domain: { history } }: WebRoutes): void {
   signedInRoute('/apps/:clientId/history', {
     GET: async (ctx) => {
-      const page = await history.list(who(ctx).account.id, ctx.params.clientId as string, ctx.query);
+      const page = await history.ofApp(who(ctx).account.id, ctx.params.clientId as string, ctx.query);
       const { cursor, limit } = ctx.query;
       const place = { first: cursor === undefined, limit: typeof limit === 'string' ? limit : undefined };
       sendPage(ctx, 200, historyPage(frame(who(ctx), `History of ${page.app.name}`), page, place));

@@ -3,6 +3,7 @@
 
 import type { AppView, DeliveryView, PlayerView } from '@devplat/contract';
 import { scopeDescriptions, scopeNames } from '@devplat/contract';
+import type { AppActivity } from '@devplat/domain/apps';
 import {
   errorMessage,
   type Html,
@@ -13,7 +14,6 @@ import {
   scrollRegion,
   siteLayout,
 } from '@devplat/http';
-import type { AppActivity } from '../domain/apps.ts';
 import { consoleScript } from './assets.ts';
 import { barChart } from './chart.ts';
 import { copyButton } from './copy.ts';

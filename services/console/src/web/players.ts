@@ -2,7 +2,7 @@
 // carries the cursor), create, disable and enable.
 import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
-import { playerView } from '../domain/players.ts';
+import { playerView } from '../views.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
 import { type PlayersPlace, playersPage, playersPlaceQuery } from './pages.ts';
 

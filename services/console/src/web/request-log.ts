@@ -9,16 +9,16 @@
 // the page's filters and `after` its newest entry, so that nothing answered in between is missed.
 // Without scripts the page is the paged table it always was.
 
+import type { RequestLogEntryView } from '@devplat/contract';
 import { type Html, html, scrollRegion, sendPage } from '@devplat/http';
-import { requestOperations } from '@devplat/request-log';
-// The stream devplat logs tail reads, reused as it is (see above).
-import { streamRequests } from '../api/request-log.ts';
 import {
-  type RequestLogEntryView,
   type RequestLogFilterValues,
   type RequestLogPage,
+  requestOperations,
   statusClasses,
-} from '../domain/request-log.ts';
+} from '@devplat/request-log';
+// The stream devplat logs tail reads, reused as it is (see above).
+import { streamRequests } from '../api/request-log.ts';
 import { frame, type WebRoutes, who } from './context.ts';
 import { type Frame, layout } from './pages.ts';
 import { readableTime } from './time.ts';

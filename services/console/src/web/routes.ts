@@ -5,7 +5,7 @@
 // module; this file composes them.
 
 import type { PageApp } from '@devplat/http';
-import type { ConsoleDomain } from '../domain/index.ts';
+import type { ConsoleDomain } from '../console-domain.ts';
 import { accountPages } from './account.ts';
 import { apiKeyPages } from './api-keys.ts';
 import { appPages } from './apps.ts';

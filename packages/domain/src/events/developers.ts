@@ -1,15 +1,16 @@
-// A developer's webhook tools, over apps found through developerApps (so another developer's app
-// answers as one that does not exist): a test event, the deliveries, the replay of a failed one,
-// and devplat listen's live feed.
+// A developer's webhook tools, as the console serves them, over the developer's own apps (another
+// developer's app answers as one that does not exist): a test event, the deliveries, the replay of
+// a failed one, and devplat listen's live feed (feed.ts).
 import type { DeliveryStatus, DeliveryView } from '@devplat/contract';
 import { isUuid, type PrismaClient } from '@devplat/db';
-import type { Actor } from '@devplat/domain/audit';
-import { eventTimeOfApp, listDeliveries, replayDelivery, sendTestWebhook } from '@devplat/domain/events';
-import { refuse as refuseAs } from '@devplat/domain/refusal';
 import type { KeyValueStore } from '@devplat/kv';
-import { type EventFeed, eventFeed } from '@devplat/webhooks';
-import type { DeveloperApps } from './apps.ts';
-import { refuse } from './rules.ts';
+import { activeAppOfDeveloper, appOfDeveloper } from '../apps/developers.ts';
+import type { Actor } from '../audit/store.ts';
+import { refuseInput } from '../input.ts';
+import { refuse } from '../refusal.ts';
+import { type EventFeed, eventFeed } from './feed.ts';
+import { listDeliveries, replayDelivery, sendTestWebhook } from './operations.ts';
+import { eventTimeOfApp } from './store.ts';
 
 export interface AppListener {
   feed: EventFeed;
@@ -21,13 +22,12 @@ export interface AppListener {
 const listenerKey = (appId: string) => `console:listening:${appId}`;
 
 const deliveryNotFound = (deliveryId: string): never =>
-  refuseAs('DELIVERY_NOT_FOUND', `The delivery ${deliveryId} does not exist or is not yours.`);
+  refuse('DELIVERY_NOT_FOUND', `The delivery ${deliveryId} does not exist or is not yours.`);
 
-export function developerWebhooks(
-  prisma: PrismaClient,
-  store: KeyValueStore,
-  { find, active }: Pick<DeveloperApps, 'find' | 'active'>,
-) {
+/** The console's webhook tools, over this database and the store that says who is listening. */
+export function developerWebhooks(prisma: PrismaClient, store: KeyValueStore) {
+  const find = (accountId: string, clientId: string) => appOfDeveloper(prisma, accountId, clientId);
+  const active = (accountId: string, clientId: string) => activeAppOfDeveloper(prisma, accountId, clientId);
   return {
     /** A signed test consent.granted to the app's webhook URL, or to its devplat listen stream. */
     async sendTest(actor: Actor, clientId: string) {
@@ -38,7 +38,7 @@ export function developerWebhooks(
 
     async deliveries(accountId: string, clientId: string, status?: string): Promise<DeliveryView[]> {
       if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
-        refuse('status must be one of pending, succeeded, failed.');
+        refuseInput('status must be one of pending, succeeded, failed.');
       }
       const app = await find(accountId, clientId);
       return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
@@ -52,7 +52,7 @@ export function developerWebhooks(
     async listen(accountId: string, clientId: string, lastEventId: string): Promise<AppListener> {
       const app = await find(accountId, clientId);
       const signingSecret = app.webhookSigningSecret;
-      if (!signingSecret) refuseAs('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
+      if (!signingSecret) refuse('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
       const resumeAfter = isUuid(lastEventId) ? await eventTimeOfApp(prisma, app.id, lastEventId) : null;
       return {
         feed: eventFeed(prisma, { id: app.id, webhookSigningSecret: signingSecret }, resumeAfter),

@@ -1,11 +1,13 @@
-// The console's input rules, shared by the JSON API and the web forms. Each check answers why a
-// value is refused, in words a developer can act on (INVALID_INPUT).
+// The rules of a developer's input that every room shares (the console's JSON API and web forms
+// hand it over): text, passwords, lists, a listing's page query. Each check answers why a value is
+// refused, in words a developer can act on (INVALID_INPUT). A room's own values (an e-mail address,
+// a username, a webhook URL) are checked in the room, with these.
 import { storableText } from '@devplat/db';
-import { refuse as refuseAs } from '@devplat/domain/refusal';
+import { refuse } from './refusal.ts';
 
 /** A refusal of the developer's input, with the reason. */
-export function refuse(reason: string): never {
-  return refuseAs('INVALID_INPUT', reason);
+export function refuseInput(reason: string): never {
+  return refuse('INVALID_INPUT', reason);
 }
 
 /**
@@ -15,16 +17,16 @@ export function refuse(reason: string): never {
  */
 export function pageQuery(query: Readonly<Record<string, unknown>>): { limit?: number; cursor?: string } {
   const unknown = Object.keys(query).find((name) => name !== 'limit' && name !== 'cursor');
-  if (unknown !== undefined) refuse(`Unknown query parameter ${unknown}: only limit and cursor.`);
+  if (unknown !== undefined) refuseInput(`Unknown query parameter ${unknown}: only limit and cursor.`);
   const one = (name: string): string | undefined => {
     const value = query[name];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string') refuse(`${name} may appear once.`);
+    if (typeof value !== 'string') refuseInput(`${name} may appear once.`);
     return value;
   };
   const limit = one('limit');
   const cursor = one('cursor');
-  if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuse('limit must be an integer from 1 to 200.');
+  if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuseInput('limit must be an integer from 1 to 200.');
   return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
 }
 
@@ -33,12 +35,12 @@ export function pageQuery(query: Readonly<Record<string, unknown>>): { limit?: n
 const controlCharacters = /[\p{Cc}\p{Cf}]/u;
 
 export function requiredText(value: unknown, field: string, max: number): string {
-  if (typeof value !== 'string') refuse(`${field} is required and must be a string.`);
+  if (typeof value !== 'string') refuseInput(`${field} is required and must be a string.`);
   const text = value.trim();
-  if (text === '') refuse(`${field} must not be empty.`);
-  if (text.length > max) refuse(`${field} may be at most ${max} characters.`);
-  if (controlCharacters.test(text)) refuse(`${field} must not contain control or formatting characters.`);
-  if (!storableText(text)) refuse(`${field} must not contain a lone surrogate.`);
+  if (text === '') refuseInput(`${field} must not be empty.`);
+  if (text.length > max) refuseInput(`${field} may be at most ${max} characters.`);
+  if (controlCharacters.test(text)) refuseInput(`${field} must not contain control or formatting characters.`);
+  if (!storableText(text)) refuseInput(`${field} must not contain a lone surrogate.`);
   return text;
 }
 
@@ -47,30 +49,17 @@ export function optionalText(value: unknown, field: string, max: number): string
   return requiredText(value, field, max);
 }
 
-export function email(value: unknown): string {
-  const text = requiredText(value, 'email', 254).toLowerCase();
-  if (!/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text)) refuse('email must be an e-mail address.');
-  return text;
-}
-
+/** A password of at least `min` characters (a sandbox player's may be shorter than an account's). */
 export function password(value: unknown, min: number): string {
-  if (typeof value !== 'string') refuse('password is required and must be a string.');
-  if (value.length < min) refuse(`password must be at least ${min} characters.`);
-  if (value.length > 128) refuse('password may be at most 128 characters.');
+  if (typeof value !== 'string') refuseInput('password is required and must be a string.');
+  if (value.length < min) refuseInput(`password must be at least ${min} characters.`);
+  if (value.length > 128) refuseInput('password may be at most 128 characters.');
   return value;
-}
-
-export function username(value: unknown): string {
-  const text = requiredText(value, 'username', 32);
-  if (!/^[a-z0-9][a-z0-9_.-]{2,31}$/.test(text)) {
-    refuse('username must be 3 to 32 characters: lower-case letters, digits, and _ . - (not first).');
-  }
-  return text;
 }
 
 export function stringList(value: unknown, field: string): string[] {
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    refuse(`${field} must be an array of strings.`);
+    refuseInput(`${field} must be an array of strings.`);
   }
   return value as string[];
 }
@@ -78,6 +67,6 @@ export function stringList(value: unknown, field: string): string[] {
 /**
  * A request's JSON body as a door hands it over: an object whose members and their JSON types the
  * console API's document has checked (the web forms build theirs); each member's value is checked
- * here, by the rules above.
+ * by the room it is for, with the rules above.
  */
 export type JsonBody = Readonly<Record<string, unknown>>;

@@ -1,13 +1,13 @@
-// The console's rates (domain/throttling.ts rateLimit), on a store of each kind: a key's requests
+// Rates (rate.ts: rateLimit, which the console's triggers use), on a store of each kind: a key's requests
 // past its points in a window are refused with the seconds left in it, each key counted apart; on
 // Redis, two console replicas (two connections to one Redis, as two processes have) count against
 // the one limit; a store that fails refuses to say "go on".
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { DependencyUnavailableError } from '@devplat/http';
+import { DependencyUnavailableError } from '@devplat/errors';
 import { type KeyValueStore, memoryStore, redisStore } from '@devplat/kv';
-import { rateLimit } from '../src/domain/throttling.ts';
+import { rateLimit } from '../src/index.ts';
 
 const redisUrl = process.env.REDIS_URL?.trim();
 const rate = { name: 'test-rate', points: 3, seconds: 60 };

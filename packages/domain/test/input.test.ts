@@ -1,9 +1,12 @@
-// The console's input rules refuse text the database cannot store (@devplat/db's storableText) as
-// they refuse any bad value: INVALID_INPUT with the reason, never a statement that fails.
+// The rules of a developer's input refuse text the database cannot store (@devplat/db's
+// storableText) as they refuse any bad value: INVALID_INPUT with the reason, never a statement that
+// fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Refusal } from '@devplat/domain/refusal';
-import { email, requiredText, username } from '../src/domain/rules.ts';
+import { email } from '../src/accounts/index.ts';
+import { requiredText } from '../src/input.ts';
+import { username } from '../src/players/index.ts';
+import { Refusal } from '../src/refusal.ts';
 
 const refusedWith = (detail: string) => (error: unknown) => {
   assert.ok(error instanceof Refusal, String(error));

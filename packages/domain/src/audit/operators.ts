@@ -1,10 +1,11 @@
 // The audit log's filters as an operator writes them, resolved to what the records keep: shared by
 // the admin command (`admin audit`) and the admin API (GET /audit), so both doors read them alike.
 import { isUuid, type PrismaClient } from '@devplat/db';
-import { accountWithEmail, findAccountByEmail } from '@devplat/domain/accounts';
-import { appWithClientId } from '@devplat/domain/apps';
-import type { AuditActor, AuditFilter } from '@devplat/domain/audit';
-import { playerWithUsername } from '@devplat/domain/players';
+import { accountWithEmail } from '../accounts/operators.ts';
+import { findAccountByEmail } from '../accounts/store.ts';
+import { appWithClientId } from '../apps/operators.ts';
+import { playerWithUsername } from '../players/operators.ts';
+import type { AuditActor, AuditFilter } from './query.ts';
 
 /** The filters as given: each a text, or absent. */
 export interface GivenAuditFilter {

@@ -3,25 +3,25 @@
 // first a page at a time, or as they come (the stream `devplat logs tail` reads). The failed client
 // authentications that claimed the app's client id are in it too, marked as such. Another
 // developer's app answers as one that does not exist, as every per-app read does. What is kept, and
-// for how long, is REQUEST_LOG_* (@devplat/request-log).
-
+// for how long, is REQUEST_LOG_* (request-log.ts). The query's rules are read here, refused as the
+// rooms refuse a developer's input (INVALID_INPUT); the app is found through the apps room.
 import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
-import type { AppWithSecrets } from '@devplat/domain/apps';
+import type { PrismaClient } from '@devplat/db';
+import { type AppWithSecrets, appOfDeveloper } from '@devplat/domain/apps';
 import { pageLimits } from '@devplat/domain/audit';
+import { refuseInput as refuse } from '@devplat/domain/input';
+import type { KeyValueStore } from '@devplat/kv';
 import {
   type Position,
   parsePosition,
   positionText,
   type RequestFilter,
+  type RequestLogBounds,
   type RequestLogEntry,
   type RequestOperation,
   requestLogReader,
   requestOperations,
-} from '@devplat/request-log';
-import type { DomainParts } from './parts.ts';
-import { refuse } from './rules.ts';
-
-export type { RequestLogEntryView };
+} from './request-log.ts';
 
 const view = (entry: RequestLogEntry): RequestLogEntryView => ({
   id: entry.id,
@@ -129,9 +129,11 @@ function limitOf(given: string | undefined): number {
 const listParameters = ['status', 'operation', 'error', 'limit', 'cursor'] as const;
 const followParameters = ['status', 'operation', 'error', 'after'] as const;
 
-export function requestLogs({ config, store, apps }: DomainParts) {
-  const reader = requestLogReader(store, config.requestLog);
-  const { maxEntries, maxFailedAuthentications, retentionHours } = config.requestLog;
+/** The console's reads of a developer's request logs, over these stores. */
+export function requestLogs(prisma: PrismaClient, store: KeyValueStore, settings: RequestLogBounds) {
+  const reader = requestLogReader(store, settings);
+  const { maxEntries, maxFailedAuthentications, retentionHours } = settings;
+  const find = (accountId: string, clientId: string) => appOfDeveloper(prisma, accountId, clientId);
   return {
     /** What each app's log keeps (REQUEST_LOG_*), for the pages to say. */
     bounds: { maxEntries, maxFailedAuthentications, retentionHours },
@@ -145,7 +147,7 @@ export function requestLogs({ config, store, apps }: DomainParts) {
       const given = parameters(query, listParameters);
       const { filter, values } = filterOf(given);
       const limit = limitOf(given.limit);
-      const app = await apps.find(accountId, clientId);
+      const app = await find(accountId, clientId);
       let before: Position | undefined;
       if (given.cursor !== undefined) {
         before =
@@ -169,7 +171,7 @@ export function requestLogs({ config, store, apps }: DomainParts) {
       if (given.after !== undefined) {
         after = parsePosition(given.after) ?? refuse('after must be the id of an entry of this log.');
       }
-      const app = await apps.find(accountId, clientId);
+      const app = await find(accountId, clientId);
       const start = parsePosition(lastEventId) ?? after ?? (await reader.newest(app.clientId));
       let position = start;
       return {

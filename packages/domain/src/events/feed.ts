@@ -6,8 +6,8 @@
 // has seen, leaving out the ids it has sent; the listener leaves out ids it has forwarded, so an
 // event repeated across a reconnection is forwarded once.
 import type { PrismaClient } from '@devplat/db';
-import { eventsOfAppSince } from '@devplat/domain/events';
-import { signedHeaders, webhookBody } from './message.ts';
+import { signedHeaders, webhookBody } from '@devplat/webhooks';
+import { eventsOfAppSince } from './store.ts';
 
 export interface SignedEvent {
   id: string;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { idFormats } from '@devplat/contract';
-import { pairwiseSubject } from '@devplat/domain/consents';
+import { pairwiseSubject } from '../src/consents/index.ts';
 
 const secret = 'p'.repeat(32);
 const player = '00000000-0000-4000-8000-000000000001';

@@ -1,9 +1,8 @@
-// The console's own rates (triggers): so many requests of a kind a window per account, on the same
-// limiter and store as the sign-in throttle (whose gate is the domain's: @devplat/domain's
-// throttled.ts), so every console replica counts against the one limit.
-import { DependencyUnavailableError } from '@devplat/http';
+// A rate: so many requests of a kind a window per key (the console's triggers, per account), on the
+// same limiter and store as the sign-in throttle, so every replica counts against the one limit.
+import { DependencyUnavailableError } from '@devplat/errors';
 import type { KeyValueStore } from '@devplat/kv';
-import { limiterOn } from '@devplat/throttle';
+import { limiterOn } from './limiters.ts';
 
 /** A rate: at most `points` requests in each window of `seconds`, counted from a key's first. */
 export interface Rate {

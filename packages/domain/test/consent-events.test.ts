@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { consentGrantedPayload, consentRevokedPayload } from '@devplat/domain/consents';
+import { signedHeaders, webhookBody } from '@devplat/webhooks';
 import { Webhook } from 'standardwebhooks';
-import { signedHeaders, webhookBody } from '../src/index.ts';
+import { consentGrantedPayload, consentRevokedPayload } from '../src/consents/index.ts';
 
 const clientId = 'svc_abcdefghijklmnopqrstuvwxyz';
 const sub = `ps_${'a'.repeat(32)}`;

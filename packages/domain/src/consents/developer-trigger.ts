@@ -1,22 +1,17 @@
 // devplat trigger: a consent event for one of the developer's own sandbox players, made by the
-// consent operations the player's Allow and Remove access run (@devplat/domain/consents), so the
-// app's webhook and devplat listen get what production sends. No code or token is made for anyone.
-// Sandbox only, as the whole console is; audited as consent.trigger. Each one writes a consent and
-// its events, so an account may send only so many a minute (a console limit: the public API has none).
-import type { Actor } from '@devplat/domain/audit';
-import {
-  pairwiseSubject,
-  type TriggeredEvent,
-  triggerableScopes,
-  triggerConsentGranted,
-  triggerConsentRevoked,
-} from '@devplat/domain/consents';
-import { playerOfDeveloper } from '@devplat/domain/players';
-import { refuse as refuseAs } from '@devplat/domain/refusal';
-import { waitInWords } from '@devplat/throttle';
-import type { DomainParts } from './parts.ts';
-import { type JsonBody, refuse, requiredText, stringList } from './rules.ts';
-import { type Rate, rateLimit } from './throttling.ts';
+// consent operations the player's Allow and Remove access run (trigger.ts), so the app's webhook and
+// devplat listen get what production sends. No code or token is made for anyone. Sandbox only, as
+// the whole console is; audited as consent.trigger. Each one writes a consent and its events, so an
+// account may send only so many a minute (a console limit: the public API has none).
+import type { PrismaClient } from '@devplat/db';
+import { type Rate, type RateLimit, waitInWords } from '@devplat/throttle';
+import { activeAppOfDeveloper, appOfDeveloper } from '../apps/developers.ts';
+import type { Actor } from '../audit/store.ts';
+import { type JsonBody, refuseInput, requiredText, stringList } from '../input.ts';
+import { playerOfDeveloper } from '../players/developers.ts';
+import { refuse } from '../refusal.ts';
+import { pairwiseSubject } from './pairwise.ts';
+import { type TriggeredEvent, triggerableScopes, triggerConsentGranted, triggerConsentRevoked } from './trigger.ts';
 
 export const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
 
@@ -37,12 +32,15 @@ export interface TriggerView {
 function askedScopes(asked: unknown): string[] | undefined {
   if (asked === undefined) return undefined;
   const scopes = stringList(asked, 'scopes');
-  if (scopes.length === 0) refuse('scopes must name at least one scope.');
+  if (scopes.length === 0) refuseInput('scopes must name at least one scope.');
   return scopes;
 }
 
-export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainParts) {
-  const rate = rateLimit(store, triggerRate);
+/**
+ * The console's consent triggers, over this database; `rate` counts each account's triggers
+ * (triggerRate, on the shared store).
+ */
+export function consentTriggers(prisma: PrismaClient, pairwiseSecret: string, rate: RateLimit) {
   return {
     /**
      * Sends `event` for the developer's player with the developer's app: consent.granted grants a new
@@ -53,14 +51,15 @@ export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainP
     async trigger(actor: Actor, clientId: string, body: JsonBody): Promise<TriggerView> {
       const event = body.event;
       if (typeof event !== 'string' || !triggerableEvents.includes(event as TriggeredEvent)) {
-        refuse(`event must be one of ${triggerableEvents.join(', ')}.`);
+        refuseInput(`event must be one of ${triggerableEvents.join(', ')}.`);
       }
       const playerRef = requiredText(body.player, 'player', 64);
-      if (event === 'consent.revoked' && body.scopes !== undefined) refuse('scopes applies to consent.granted only.');
+      if (event === 'consent.revoked' && body.scopes !== undefined)
+        refuseInput('scopes applies to consent.granted only.');
       const exceeded = await rate.take(actor.accountId);
       if (exceeded) {
         const { retryAfterSeconds } = exceeded;
-        refuseAs(
+        refuse(
           'TOO_MANY_REQUESTS',
           `Too many triggers: an account may send ${triggerRate.points} a minute. ` +
             `Try again in ${waitInWords(retryAfterSeconds)}.`,
@@ -69,21 +68,21 @@ export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainP
       }
       const app =
         event === 'consent.granted'
-          ? await apps.active(actor.accountId, clientId)
-          : await apps.find(actor.accountId, clientId);
+          ? await activeAppOfDeveloper(prisma, actor.accountId, clientId)
+          : await appOfDeveloper(prisma, actor.accountId, clientId);
       const player = await playerOfDeveloper(prisma, actor.accountId, playerRef);
       const subject = { app: { id: app.id, clientId: app.clientId }, player };
       let sent: { consentId: string; eventId: string }[];
       if (event === 'consent.granted') {
         if (player.status !== 'active') {
-          refuse(`The sandbox player ${player.username} is disabled and cannot allow apps: enable them first.`);
+          refuseInput(`The sandbox player ${player.username} is disabled and cannot allow apps: enable them first.`);
         }
         const scopes = triggerableScopes(app.scopes, askedScopes(body.scopes), app.clientId);
         sent = await triggerConsentGranted(prisma, pairwiseSecret, actor, subject, scopes);
       } else {
         sent = await triggerConsentRevoked(prisma, pairwiseSecret, actor, subject);
         if (sent.length === 0) {
-          refuseAs(
+          refuse(
             'CONSENT_NOT_FOUND',
             `The sandbox player ${player.username} has no active consent with ${app.clientId}: trigger consent.granted first.`,
           );
@@ -99,3 +98,4 @@ export function consentTriggers({ prisma, pairwiseSecret, apps, store }: DomainP
     },
   };
 }
+export type ConsentTriggers = ReturnType<typeof consentTriggers>;
