@@ -39,7 +39,7 @@ const view = (entry: RequestLogEntry): RequestLogEntryView => ({
 export const statusClasses = ['2xx', '4xx', '5xx'] as const;
 
 /** The OAuth errors the token and revocation endpoints answer (the contract's). */
-export const oauthErrors = [
+const oauthErrors = [
   'invalid_request',
   'invalid_client',
   'invalid_grant',
@@ -186,5 +186,3 @@ export function requestLogs(prisma: PrismaClient, store: KeyValueStore, settings
     },
   };
 }
-
-export type RequestLogs = ReturnType<typeof requestLogs>;

@@ -1,11 +1,9 @@
 // Each app's request log, for its developer: noted by auth's and api's envelope observers and
 // written to Redis streams off the token and API paths; read by the console (developer-reads.ts).
 export {
-  oauthErrors,
   type RequestLogFeed,
   type RequestLogFilterValues,
   type RequestLogPage,
-  type RequestLogs,
   requestLogs,
   statusClasses,
 } from './developer-reads.ts';

@@ -1,5 +1,5 @@
 export { type LimiterOptions, limiterOn } from './limiters.ts';
-export { type Rate, type RateExceeded, type RateLimit, rateLimit } from './rate.ts';
+export { type Rate, type RateLimit, rateLimit } from './rate.ts';
 export {
   type Locked,
   type LockKind,

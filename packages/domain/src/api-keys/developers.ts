@@ -38,4 +38,3 @@ export function developerApiKeys(prisma: PrismaClient) {
     noteUse: apiKeyUse(prisma),
   };
 }
-export type DeveloperApiKeys = ReturnType<typeof developerApiKeys>;

@@ -1,7 +1,7 @@
 // The API keys room: developers' keys for the console API (scripts, CI, the devplat CLI), made,
 // listed and revoked from a signed-in session, and checked on every call. Only store.ts touches the
 // api_keys table.
-export { type DeveloperApiKeys, developerApiKeys } from './developers.ts';
+export { developerApiKeys } from './developers.ts';
 export {
   type ApiKeyInUse,
   type ApiKeyRequest,

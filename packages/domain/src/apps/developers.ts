@@ -209,4 +209,3 @@ export function developerApps(
     },
   };
 }
-export type DeveloperApps = ReturnType<typeof developerApps>;

@@ -4,11 +4,8 @@
 
 export {
   type AppActivity,
-  type AppOverview,
-  type AppRules,
   activeAppOfDeveloper,
   appOfDeveloper,
-  type DeveloperApps,
   developerApps,
   secretOfApp,
 } from './developers.ts';

@@ -183,4 +183,3 @@ export function developerHistories(prisma: PrismaClient) {
       historyOfAccount(prisma, accountId, pageQuery(query)),
   };
 }
-export type DeveloperHistories = ReturnType<typeof developerHistories>;

@@ -6,14 +6,13 @@ export { type Page, pageLimits } from '../paging.ts';
 export {
   type AccountHistoryPage,
   type AppHistoryPage,
-  type DeveloperHistories,
   type DeveloperHistoryPage,
   developerHistories,
   type HistoryPageAsked,
   historyOfAccount,
   historyOfApp,
 } from './developer-history.ts';
-export { auditFilterOf, type GivenAuditFilter } from './operators.ts';
+export { auditFilterOf } from './operators.ts';
 export {
   type AuditActor,
   type AuditActorType,

@@ -13,7 +13,7 @@ import { refuse } from '../refusal.ts';
 import { pairwiseSubject } from './pairwise.ts';
 import { type TriggeredEvent, triggerableScopes, triggerConsentGranted, triggerConsentRevoked } from './trigger.ts';
 
-export const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
+const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
 
 /** How many triggers an account may send, counted across every console replica (the shared store). */
 export const triggerRate: Rate = { name: 'console-triggers', points: 10, seconds: 60 };
@@ -98,4 +98,3 @@ export function consentTriggers(prisma: PrismaClient, pairwiseSecret: string, ra
     },
   };
 }
-export type ConsentTriggers = ReturnType<typeof consentTriggers>;

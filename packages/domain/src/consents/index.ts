@@ -1,12 +1,6 @@
 // The consents room: what can be done with consent receipts (grant, end; an operator's ends) and
 // what may be read of them. Only store.ts touches the consents table.
-export {
-  type ConsentTriggers,
-  consentTriggers,
-  type TriggerView,
-  triggerableEvents,
-  triggerRate,
-} from './developer-trigger.ts';
+export { consentTriggers, triggerRate } from './developer-trigger.ts';
 export { endConsentOfGrant, endConsents } from './end.ts';
 export {
   type ConsentGrantedPayload,

@@ -66,4 +66,3 @@ export function developerWebhooks(prisma: PrismaClient, store: KeyValueStore) {
     },
   };
 }
-export type DeveloperWebhooks = ReturnType<typeof developerWebhooks>;

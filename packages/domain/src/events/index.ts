@@ -2,8 +2,8 @@
 // the app's webhook URL (webhook_deliveries). The consents room writes events with each consent
 // change; the worker enqueues, claims and records deliveries; the console lists, replays and sends
 // test events; the janitor deletes finished ones. Only store.ts touches the two tables.
-export { type AppListener, type DeveloperWebhooks, developerWebhooks } from './developers.ts';
-export { type EventFeed, eventFeed, type SignedEvent } from './feed.ts';
+export { developerWebhooks } from './developers.ts';
+export type { EventFeed } from './feed.ts';
 export { listDeliveries, replayDelivery, sendTestWebhook, type TestEventSent } from './operations.ts';
 export {
   type AttemptRecord,

@@ -106,4 +106,3 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
     },
   };
 }
-export type SandboxPlayers = ReturnType<typeof sandboxPlayers>;

@@ -2,9 +2,7 @@
 // store.ts touches the sandbox_players table.
 export {
   createPlayerOfDeveloper,
-  type PlayerPage,
   playerOfDeveloper,
-  type SandboxPlayers,
   sandboxPlayers,
   setPlayerStatusOfDeveloper,
   username,
