@@ -54,8 +54,9 @@ export function consentTriggers(prisma: PrismaClient, pairwiseSecret: string, ra
         refuseInput(`event must be one of ${triggerableEvents.join(', ')}.`);
       }
       const playerRef = requiredText(body.player, 'player', 64);
-      if (event === 'consent.revoked' && body.scopes !== undefined)
+      if (event === 'consent.revoked' && body.scopes !== undefined) {
         refuseInput('scopes applies to consent.granted only.');
+      }
       const exceeded = await rate.take(actor.accountId);
       if (exceeded) {
         const { retryAfterSeconds } = exceeded;
