@@ -425,8 +425,8 @@ try {
         `p99 ${p99} ms (target: under 50 ms)\n`,
     );
   } else if (suite === 'console') {
-    const app = (await start('console')) as unknown as Target & { requests: Target };
-    const measured = await measure({ 'GET app': app, 'GET log': app.requests });
+    const app = await start('console');
+    const measured = await measure({ 'GET app': app, 'GET log': app.requests as Target });
     process.stdout.write(
       `the console API (GET /api/apps/{client_id}; GET /api/apps/{client_id}/requests?limit=50&status=4xx), ` +
         `${header}\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n`,

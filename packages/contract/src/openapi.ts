@@ -3,28 +3,21 @@
 // developer console's JSON API and the operators' admin API have documents of their own
 // (console-api-*.yaml, admin-api-*.yaml), checked likewise by ConsoleApiValidator and
 // AdminApiValidator, and more strictly (the method, the Allow of a 405, a Problem's own members).
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { DocumentSchemas, documentPath, type Json, readDocument } from './documents.ts';
 
 export const contractVersions = ['1.1.0', '1.0.0'] as const;
 export type ContractVersion = (typeof contractVersions)[number];
 
-type Json = Record<string, unknown>;
 interface ResponseObject {
   content?: Record<string, { schema: Json }>;
   headers?: Record<string, { required?: boolean; schema: Json } | { $ref: string }>;
   $ref?: string;
 }
 
-export function contractDocumentPath(version: ContractVersion): string {
-  return new URL(`../openapi/developer-platform-${version}.yaml`, import.meta.url).pathname;
-}
+export const contractDocumentPath = (version: ContractVersion): string => documentPath(`developer-platform-${version}`);
 
-export function loadContractDocument(version: ContractVersion): Json {
-  return parse(readFileSync(contractDocumentPath(version), 'utf8')) as Json;
-}
+export const loadContractDocument = (version: ContractVersion): Json => readDocument(`developer-platform-${version}`);
 
 export interface ObservedResponse {
   method: string;
@@ -36,33 +29,21 @@ export interface ObservedResponse {
   body: string;
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
 /** The methods of an OpenAPI path item (its other keys are parameters, description, ...). */
 const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/**
- * One OpenAPI document with the schema validator every check uses: Ajv for JSON Schema 2020-12
- * (strict off, so OpenAPI's own keywords such as `example` pass), all errors, ajv-formats.
- */
+/** One OpenAPI document with the schema validator every check uses (documents.ts), all errors. */
 export class OpenApiDocumentValidator {
   protected readonly document: Json;
-  private readonly ajv: Ajv2020;
-  private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly schemas: DocumentSchemas;
 
   constructor(document: Json) {
     this.document = document;
-    this.ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'contract', components: (this.document as { components: Json }).components });
+    this.schemas = new DocumentSchemas(document, { allErrors: true });
   }
 
   protected resolve<T>(object: T | { $ref: string }): T {
-    const ref = (object as { $ref?: string }).$ref;
-    if (!ref) return object as T;
-    let node: unknown = this.document;
-    for (const part of ref.replace(/^#\//, '').split('/')) node = (node as Json)[part];
-    return node as T;
+    return this.schemas.resolve<T>(object);
   }
 
   /** What the answer's headers lack or get wrong of those the response object documents. */
@@ -81,14 +62,7 @@ export class OpenApiDocumentValidator {
   }
 
   protected validator(schema: Json): ValidateFunction {
-    const key = JSON.stringify(schema);
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      const rewritten = JSON.parse(key.replaceAll('"#/components/', '"contract#/components/'));
-      validate = this.ajv.compile(rewritten);
-      this.compiled.set(key, validate);
-    }
-    return validate;
+    return this.schemas.compile(schema);
   }
 
   /** Operations of the document as "METHOD path". */
@@ -174,13 +148,11 @@ export class ContractValidator extends OpenApiDocumentValidator {
 export const consoleApiVersions = ['1.0.0'] as const;
 export type ConsoleApiVersion = (typeof consoleApiVersions)[number];
 
-export function consoleApiDocumentPath(version: ConsoleApiVersion = '1.0.0'): string {
-  return new URL(`../openapi/console-api-${version}.yaml`, import.meta.url).pathname;
-}
+export const consoleApiDocumentPath = (version: ConsoleApiVersion = '1.0.0'): string =>
+  documentPath(`console-api-${version}`);
 
-export function loadConsoleApiDocument(version: ConsoleApiVersion = '1.0.0'): Json {
-  return parse(readFileSync(consoleApiDocumentPath(version), 'utf8')) as Json;
-}
+export const loadConsoleApiDocument = (version: ConsoleApiVersion = '1.0.0'): Json =>
+  readDocument(`console-api-${version}`);
 
 /** A request the console API answered, to check its body against the operation's requestBody. */
 export interface ObservedRequest {
@@ -397,13 +369,10 @@ export class ConsoleApiValidator extends StrictApiValidator {
 export const adminApiVersions = ['1.0.0'] as const;
 export type AdminApiVersion = (typeof adminApiVersions)[number];
 
-export function adminApiDocumentPath(version: AdminApiVersion = '1.0.0'): string {
-  return new URL(`../openapi/admin-api-${version}.yaml`, import.meta.url).pathname;
-}
+export const adminApiDocumentPath = (version: AdminApiVersion = '1.0.0'): string =>
+  documentPath(`admin-api-${version}`);
 
-export function loadAdminApiDocument(version: AdminApiVersion = '1.0.0'): Json {
-  return parse(readFileSync(adminApiDocumentPath(version), 'utf8')) as Json;
-}
+export const loadAdminApiDocument = (version: AdminApiVersion = '1.0.0'): Json => readDocument(`admin-api-${version}`);
 
 /** The admin API's answers against admin-api-*.yaml (StrictApiValidator's rules). */
 export class AdminApiValidator extends StrictApiValidator {

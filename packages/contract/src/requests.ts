@@ -7,12 +7,8 @@
 // which members there are, which are required and their JSON types; what a member's value must be
 // (a name trimmed, a redirect URI's form, a known scope) is its room's rule, refused with the room's
 // own code and words (e.g. INVALID_REDIRECT_URI), so the member schemas' other keywords describe it.
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
-
-type Json = Record<string, unknown>;
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { DocumentSchemas, type Json, readDocument } from './documents.ts';
 
 /** Why a value does not fit its schema: the JSON Schema keyword it fails, and that keyword's value. */
 export interface BrokenRule {
@@ -86,7 +82,6 @@ interface BodyCheck {
   members: MemberCheck[];
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch'];
 
 const loaded = new Map<string, RequestChecks>();
@@ -98,8 +93,7 @@ const loaded = new Map<string, RequestChecks>();
 export function requestChecks(documentName: string): RequestChecks {
   let checks = loaded.get(documentName);
   if (!checks) {
-    const file = new URL(`../openapi/${documentName}.yaml`, import.meta.url);
-    checks = new RequestChecks(parse(readFileSync(file, 'utf8')) as Json, `${documentName}.yaml`);
+    checks = new RequestChecks(readDocument(documentName), `${documentName}.yaml`);
     loaded.set(documentName, checks);
   }
   return checks;
@@ -109,13 +103,12 @@ export class RequestChecks {
   private readonly document: Json;
   /** The document's name, for a door to say which one lacks an operation. */
   readonly name: string;
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: false });
+  private readonly schemas: DocumentSchemas;
 
   constructor(document: Json, name = 'the document') {
     this.document = document;
     this.name = name;
-    addFormats(this.ajv);
-    this.ajv.addSchema({ $id: 'doc', components: (document as { components: Json }).components });
+    this.schemas = new DocumentSchemas(document, { allErrors: false });
   }
 
   /**
@@ -132,24 +125,24 @@ export class RequestChecks {
     if (!template || !item || !operation || !httpMethods.includes(method.toLowerCase())) return undefined;
     const routeNames = [...routePath.matchAll(/:([A-Za-z_]+)/g)].map(([, name]) => name as string);
     const parameters = [...((item.parameters as Json[]) ?? []), ...((operation.parameters as Json[]) ?? [])].map(
-      (parameter) => this.resolve<Parameter>(parameter),
+      (parameter) => this.schemas.resolve<Parameter>(parameter),
     );
     const pathChecks: PathCheck[] = [...template.matchAll(/\{([^}]+)\}/g)].map(([, name], index) => {
       const parameter = parameters.find((each) => each.in === 'path' && each.name === name);
       return {
         name: name as string,
         routeName: routeNames[index] as string,
-        validate: this.compile(parameter?.schema ?? {}),
-        refusal: { ...refusalOf(this.resolve(parameter?.schema)), ...refusalOf(parameter) },
+        validate: this.schemas.compile(parameter?.schema ?? {}),
+        refusal: { ...refusalOf(this.schemas.resolve(parameter?.schema)), ...refusalOf(parameter) },
       };
     });
     const queryChecks: QueryCheck[] = parameters
       .filter((each) => each.in === 'query')
       .map((parameter) => {
-        const schema = this.resolve<Json>(parameter.schema);
+        const schema = this.schemas.resolve<Json>(parameter.schema);
         return {
           parameter,
-          validate: this.compile(parameter.schema),
+          validate: this.schemas.compile(parameter.schema),
           numeric: schema.type === 'integer' || schema.type === 'number',
           schema,
           refusal: { ...refusalOf(schema), ...refusalOf(parameter) },
@@ -165,7 +158,7 @@ export class RequestChecks {
 
   /** Of a member's schema, what says its JSON type: type, and the types of anyOf's and items' schemas. */
   private typesOf(schema: Json): Json {
-    const resolved = this.resolve<Json>(schema);
+    const resolved = this.schemas.resolve<Json>(schema);
     const alternatives = (resolved.anyOf ?? resolved.oneOf ?? resolved.allOf) as Json[] | undefined;
     if (resolved.type === undefined && alternatives) {
       const types = alternatives.map((each) => this.typesOf(each));
@@ -178,10 +171,12 @@ export class RequestChecks {
   /** The checks of the operation's application/json body, from its schema (top $ref resolved). */
   private bodyCheck(operation: Json): BodyCheck | undefined {
     if (!operation.requestBody) return undefined;
-    const requestBody = this.resolve<{ content?: Record<string, { schema: Json }> }>(operation.requestBody as Json);
+    const requestBody = this.schemas.resolve<{ content?: Record<string, { schema: Json }> }>(
+      operation.requestBody as Json,
+    );
     const found = requestBody.content?.['application/json']?.schema;
     if (found === undefined) return undefined;
-    const schema = this.resolve<Json>(found);
+    const schema = this.schemas.resolve<Json>(found);
     const properties = (schema.properties ?? {}) as Record<string, Json>;
     const required = (schema.required ?? []) as string[];
     const members = Object.entries(properties).map(([name, property]) => {
@@ -189,34 +184,12 @@ export class RequestChecks {
       return {
         name,
         required: required.includes(name),
-        validate: this.compile(types),
+        validate: this.schemas.compile(types),
         expected: typeNames(types),
-        refusal: refusalOf(this.resolve(property)),
+        refusal: refusalOf(this.schemas.resolve(property)),
       };
     });
     return { allowed: Object.keys(properties), closed: schema.additionalProperties === false, members };
-  }
-
-  private readonly compiled = new Map<string, ValidateFunction>();
-
-  private compile(schema: Json): ValidateFunction {
-    const key = JSON.stringify(schema);
-    let validate = this.compiled.get(key);
-    if (!validate) {
-      validate = this.ajv.compile(JSON.parse(key.replaceAll('"#/components/', '"doc#/components/')));
-      this.compiled.set(key, validate);
-    }
-    return validate;
-  }
-
-  private resolve<T>(object: unknown): T {
-    let node = object as Json;
-    while (typeof node?.$ref === 'string') {
-      let target: unknown = this.document;
-      for (const part of (node.$ref as string).replace(/^#\//, '').split('/')) target = (target as Json)[part];
-      node = { ...(target as Json), ...Object.fromEntries(Object.entries(node).filter(([key]) => key !== '$ref')) };
-    }
-    return node as T;
   }
 }
 

@@ -10,22 +10,29 @@ export function refuseInput(reason: string): never {
   return refuse('INVALID_INPUT', reason);
 }
 
+/** "a and b", "a, b, c". */
+const listed = (names: readonly string[]) => (names.length === 2 ? `${names[0]} and ${names[1]}` : names.join(', '));
+
+/**
+ * A query's parameters as the web UI's pages and the console's reads take them: each one of
+ * `known`, given at most once; any other is refused, and so is one given twice.
+ */
+export function queryParameters(query: Readonly<Record<string, unknown>>, known: readonly string[]) {
+  const given: Record<string, string> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (!known.includes(name)) refuseInput(`Unknown query parameter ${name}: only ${listed(known)}.`);
+    if (typeof value !== 'string') refuseInput(`${name} may appear once.`);
+    given[name] = value;
+  }
+  return given;
+}
+
 /**
  * The query of a paged listing (an app's history, the sandbox players): limit and cursor, each at
- * most once; any other query parameter is refused. The limit's range and the cursor's listing are
- * the domain's to check (paging.ts).
+ * most once. The limit's range and the cursor's listing are the domain's to check (paging.ts).
  */
 export function pageQuery(query: Readonly<Record<string, unknown>>): { limit?: number; cursor?: string } {
-  const unknown = Object.keys(query).find((name) => name !== 'limit' && name !== 'cursor');
-  if (unknown !== undefined) refuseInput(`Unknown query parameter ${unknown}: only limit and cursor.`);
-  const one = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') refuseInput(`${name} may appear once.`);
-    return value;
-  };
-  const limit = one('limit');
-  const cursor = one('cursor');
+  const { limit, cursor } = queryParameters(query, ['limit', 'cursor']);
   if (limit !== undefined && !/^[0-9]{1,4}$/.test(limit)) refuseInput('limit must be an integer from 1 to 200.');
   return { ...(limit !== undefined && { limit: Number(limit) }), ...(cursor !== undefined && { cursor }) };
 }

@@ -9,7 +9,7 @@ import { problemCodes, type RequestLogEntryView } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { type AppWithSecrets, appOfDeveloper } from '@devplat/domain/apps';
 import { pageLimits } from '@devplat/domain/audit';
-import { refuseInput as refuse } from '@devplat/domain/input';
+import { queryParameters, refuseInput as refuse } from '@devplat/domain/input';
 import type { KeyValueStore } from '@devplat/kv';
 import {
   type Position,
@@ -74,15 +74,9 @@ export interface RequestLogFeed {
 
 type Query = Readonly<Record<string, unknown>>;
 
-/** The query's parameters, each known and at most once; an empty one is the same as none. */
+/** The query's parameters (queryParameters' rules); an empty one is the same as none. */
 function parameters(query: Query, known: readonly string[]): Record<string, string> {
-  const given: Record<string, string> = {};
-  for (const [name, value] of Object.entries(query)) {
-    if (!known.includes(name)) refuse(`Unknown query parameter ${name}: only ${known.join(', ')}.`);
-    if (typeof value !== 'string') refuse(`${name} may appear once.`);
-    if (value !== '') given[name] = value;
-  }
-  return given;
+  return Object.fromEntries(Object.entries(queryParameters(query, known)).filter(([, value]) => value !== ''));
 }
 
 const knownErrors = new Set<string>([...oauthErrors, ...Object.keys(problemCodes)]);

@@ -5,8 +5,6 @@ import type { Account, SandboxPlayer } from '@devplat/db';
 import { type ApiKeyRow, apiKeyStatus, type NewApiKey } from '@devplat/domain/api-keys';
 import type { AppWithSecrets } from '@devplat/domain/apps';
 
-export type { AppView };
-
 export interface AccountView {
   id: string;
   email: string;

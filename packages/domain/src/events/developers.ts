@@ -26,12 +26,10 @@ const deliveryNotFound = (deliveryId: string): never =>
 
 /** The console's webhook tools, over this database and the store that says who is listening. */
 export function developerWebhooks(prisma: PrismaClient, store: KeyValueStore) {
-  const find = (accountId: string, clientId: string) => appOfDeveloper(prisma, accountId, clientId);
-  const active = (accountId: string, clientId: string) => activeAppOfDeveloper(prisma, accountId, clientId);
   return {
     /** A signed test consent.granted to the app's webhook URL, or to its devplat listen stream. */
     async sendTest(actor: Actor, clientId: string) {
-      const app = await active(actor.accountId, clientId);
+      const app = await activeAppOfDeveloper(prisma, actor.accountId, clientId);
       const listening = (await store.getMany([listenerKey(app.id)]))[0] !== null;
       return sendTestWebhook(prisma, actor, app.id, { listening });
     },
@@ -40,7 +38,7 @@ export function developerWebhooks(prisma: PrismaClient, store: KeyValueStore) {
       if (status !== undefined && !['pending', 'succeeded', 'failed'].includes(status)) {
         refuseInput('status must be one of pending, succeeded, failed.');
       }
-      const app = await find(accountId, clientId);
+      const app = await appOfDeveloper(prisma, accountId, clientId);
       return listDeliveries(prisma, app.id, status as DeliveryStatus | undefined);
     },
 
@@ -50,7 +48,7 @@ export function developerWebhooks(prisma: PrismaClient, store: KeyValueStore) {
      * app (to any console process) for a while, so a test event goes to it without a webhook URL.
      */
     async listen(accountId: string, clientId: string, lastEventId: string): Promise<AppListener> {
-      const app = await find(accountId, clientId);
+      const app = await appOfDeveloper(prisma, accountId, clientId);
       const signingSecret = app.webhookSigningSecret;
       if (!signingSecret) refuse('NO_WEBHOOK_URL', `The app ${app.clientId} has no webhook signing secret.`);
       const resumeAfter = isUuid(lastEventId) ? await eventTimeOfApp(prisma, app.id, lastEventId) : null;

@@ -1,10 +1,11 @@
 // The console API's app routes: list, register, read, edit, delete, enable and disable an app. A
 // read API key sees every app with its webhook signing secret as null: the secret lets whoever
 // holds it sign events as the platform, which is more than reading.
+import type { AppView } from '@devplat/contract';
 import type { AppWithSecrets } from '@devplat/domain/apps';
 import { requestBody } from '@devplat/http';
 import type { Context } from 'koa';
-import { type AppView, appView } from '../views.ts';
+import { appView } from '../views.ts';
 import { type ApiRoutes, actor, answer, seesSigningSecrets, who } from './context.ts';
 
 /** The app as this caller may see it. */

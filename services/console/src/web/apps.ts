@@ -1,8 +1,8 @@
 // The console web UI's app pages: the list, create, the app's page, edit, delete, enable, disable.
-import type { DeliveryView } from '@devplat/contract';
+import type { AppView, DeliveryView } from '@devplat/contract';
 import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
-import { type AppView, appView } from '../views.ts';
+import { appView } from '../views.ts';
 import { lastDays } from './chart.ts';
 import { actor, appAction, form, frame, refused, type WebRoutes, who } from './context.ts';
 import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './pages.ts';
