@@ -5,7 +5,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'node:test';
-import { type Replica, type ReplicaCounts, startTopology, type Topology } from '@devplat/topology';
+import {
+  type Replica,
+  type ReplicaCounts,
+  startTopology,
+  type Topology,
+  type TopologyOptions,
+} from '@devplat/topology';
 import { consoleCall, type Developer, registerDeveloper } from './console-api.ts';
 import { createTestDatabase, realPostgresUrl, type TestDatabase } from './database.ts';
 import { sharedSecrets } from './env.ts';
@@ -45,6 +51,8 @@ export async function startTestTopology(
   tls?: { certificate: string; key: string },
   /** Where the processes' lines go instead of `logs`: a benchmark counts them and keeps none. */
   sink?: (line: string) => void,
+  /** CPU limits per service, and where each process writes its own log file instead. */
+  more: Pick<TopologyOptions, 'cpuLimits' | 'logDir'> = {},
 ): Promise<TestTopology> {
   const database = await createTestDatabase();
   const redisUrl = new URL(redisServer as string);
@@ -60,6 +68,7 @@ export async function startTestTopology(
       runtimeDir,
       replicas,
       tls,
+      ...more,
       env: {
         REDIS_KEY_PREFIX: `devplat-topology:${randomBytes(6).toString('hex')}:`,
         SHUTDOWN_DELAY_MS: '4000',
@@ -153,13 +162,17 @@ export async function consoleSetup(
 }
 
 /** `npm run topology` (its entry point) in a process group of its own, as a terminal runs it. */
-export async function startTopologyCommand(database: string): Promise<StartedProcess & { port: number }> {
+export async function startTopologyCommand(
+  database: string,
+  /** Further flags: `--replicas api=1`, `--cpu api=0.2`. */
+  flags: string[] = [],
+): Promise<StartedProcess & { port: number }> {
   // Three ports in a row, as --port N takes them (nginx listens on N, N+1, N+2).
   let port = await freePort();
   while (port % 3 !== 0) port = await freePort();
   const started = await startProcess(
     process.execPath,
-    ['infra/topology/src/main.ts', '--port', String(port)],
+    ['infra/topology/src/main.ts', '--port', String(port), ...flags],
     { ...process.env, TOPOLOGY_DATABASE: database, TOPOLOGY_REDIS_DB: '3', NODE_TEST_CONTEXT: undefined },
     /Press Ctrl-C to stop\./,
     120_000,

@@ -1,3 +1,4 @@
+export * from './cpu-limits.ts';
 export * from './database.ts';
 export * from './gateway.ts';
 export * from './ports.ts';

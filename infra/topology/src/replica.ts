@@ -2,8 +2,10 @@
 // runs it), with its own ports; started, stopped by a signal, and restarted on the same ports,
 // from this checkout or another one (a release: the rolling-release test's next build).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { CpuLimit } from './cpu-limits.ts';
 import { describeExit } from './processes.ts';
 import type { Watchdog } from './watchdog.ts';
 
@@ -41,6 +43,8 @@ export interface Replica {
   management: string;
   /** The running process's id; null while stopped. */
   pid(): number | null;
+  /** Its CPU limit (a control group of its own), if it was given one. */
+  cpuLimit: CpuLimit | null;
   /** Starts the process and waits until /readyz answers 200. */
   start(): Promise<void>;
   /** Sends the signal and waits for the exit; resolves with the exit code (null after a kill). */
@@ -59,6 +63,13 @@ export interface ReplicaOptions {
   env: Record<string, string | undefined>;
   /** Each line the process writes, prefixed with its name. */
   log: (line: string) => void;
+  /**
+   * Where the process writes its lines itself (appended), as a container runtime keeps a log file,
+   * instead of through `log`: no reader of this process's is then on its path.
+   */
+  logFile?: string;
+  /** The process enters this group as it starts, before the service runs, and keeps it across restarts. */
+  cpuLimit?: CpuLimit;
   readyTimeoutMs?: number;
   /** Told of each process started and each exit, to stop what is left if the topology is killed. */
   watchdog?: Watchdog;
@@ -83,7 +94,7 @@ function portEnv(ports: ReplicaPorts): Record<string, string> {
 }
 
 export function replica(options: ReplicaOptions): Replica {
-  const { name, service, ports, env, log, readyTimeoutMs = 60_000, watchdog, onCrash } = options;
+  const { name, service, ports, env, log, logFile, cpuLimit, readyTimeoutMs = 60_000, watchdog, onCrash } = options;
   const management = `http://127.0.0.1:${ports.management}`;
   let settings = { ...env, ...portEnv(ports) };
   let checkout = repoRoot;
@@ -95,12 +106,15 @@ export function replica(options: ReplicaOptions): Replica {
 
   async function start() {
     if (child) throw new Error(`${name} is already running`);
-    // In the topology's process group (not detached): a signal to the group reaches it too.
-    const started = spawn(process.execPath, [join(checkout, entryPoints[service])], {
-      cwd: checkout,
-      env: settings,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // In the topology's process group (not detached): a signal to the group reaches it too. With a
+    // CPU limit, a shell enters the group and execs node, so the limit holds from the first instruction.
+    const node = [process.execPath, join(checkout, entryPoints[service])];
+    const [command, ...args] = cpuLimit
+      ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cpuLimit.procsFile, ...node]
+      : node;
+    const output = logFile ? openSync(logFile, 'a') : 'pipe';
+    const started = spawn(command as string, args, { cwd: checkout, env: settings, stdio: ['ignore', output, output] });
+    if (typeof output === 'number') closeSync(output);
     child = started;
     ready = false;
     stopAsked = false;
@@ -141,6 +155,7 @@ export function replica(options: ReplicaOptions): Replica {
     ports,
     management,
     pid: () => child?.pid ?? null,
+    cpuLimit: cpuLimit ?? null,
     start,
     stop,
     async restart(changes = {}, root = checkout) {

@@ -3,6 +3,7 @@
 // PostgreSQL database and one Redis index of their own, sharing their secrets; and one admin API
 // process on loopback beside them, which the gateway never routes to.
 import { join } from 'node:path';
+import { type CpuController, cpuController, type Throttling } from './cpu-limits.ts';
 import type { RunningGateway } from './gateway.ts';
 import { startGateway } from './gateway.ts';
 import { freePort } from './ports.ts';
@@ -31,6 +32,13 @@ export interface TopologyOptions {
   /** The gateway's ports: {base_url}'s (127.0.0.1), the player client's (127.0.0.2), the console's (127.0.0.3). */
   gatewayPorts?: { base: number; playerClient: number; console: number };
   replicas?: Partial<ReplicaCounts>;
+  /**
+   * A CPU limit for each process of a service, in CPUs (`{ api: 0.2 }`), as a Kubernetes limit:
+   * the kernel's CPU quota (cpu-limits.ts). Throws CpuLimitsUnavailable where it cannot be set.
+   */
+  cpuLimits?: Partial<Record<ServiceName, number>>;
+  /** Each process writes its lines to `<logDir>/<name>.log` itself instead of through `log`. */
+  logDir?: string;
   /** TLS termination at the gateway (PEM files): every URL is then https. */
   tls?: { certificate: string; key: string } | null;
   /** The admin API's operator tokens file (ADMIN_TOKENS_FILE; default: admin-tokens in runtimeDir). */
@@ -54,6 +62,10 @@ export interface Topology {
   /** The replicas of one service, in order. */
   of(service: ServiceName): Replica[];
   gateway: RunningGateway;
+  /** Where the CPU limits are set (`cgroup v1 (/sys/fs/cgroup/cpu)`), or null without limits. */
+  cpuLimits: string | null;
+  /** Each limited process's limit and how often it was throttled so far (after `stop`, in all). */
+  throttling(): ({ name: string; cpus: number } & Throttling)[];
   /** The environment every process shares (its secrets included: keep it out of output). */
   env: Record<string, string | undefined>;
   /**
@@ -126,6 +138,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     mock: async () => ({ mock: mockPort }),
     admin: async () => ({ admin: adminPort }),
   };
+  const limits = Object.values(options.cpuLimits ?? {}).some((cpus) => cpus !== undefined);
+  const controller: CpuController | null = limits ? cpuController() : null;
   const watchdog = startWatchdog();
   let stopping: Promise<void> | null = null;
   let reportCrash: (message: string) => void = () => {};
@@ -143,7 +157,10 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     for (let index = 1; index <= count; index++) {
       const ports = { ...(await portsOf[service]()), management: await freePort() };
       const name = `${service}-${index}`;
-      replicas.push(replica({ name, service, ports, env, log, watchdog, onCrash: crashOf(name) }));
+      const cpus = options.cpuLimits?.[service];
+      const cpuLimit = controller && cpus !== undefined ? controller.limit(name, cpus) : undefined;
+      const logFile = options.logDir ? join(options.logDir, `${name}.log`) : undefined;
+      replicas.push(replica({ name, service, ports, env, log, logFile, cpuLimit, watchdog, onCrash: crashOf(name) }));
     }
   }
   const of = (service: ServiceName) => replicas.filter((each) => each.service === service);
@@ -171,14 +188,21 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     log,
     { watchdog, onCrash: crashOf('gateway') },
   ).catch(async (error) => {
+    await Promise.all(replicas.map((each) => each.stop('SIGKILL')));
     await watchdog.close();
+    removeLimits();
     throw error;
   });
+  function removeLimits() {
+    for (const each of replicas) each.cpuLimit?.remove();
+    controller?.close();
+  }
   function stop(drainSignal: NodeJS.Signals = 'SIGINT') {
     stopping ??= (async () => {
       await Promise.all(replicas.map((each) => each.stop(drainSignal)));
       await gateway.stop();
       await watchdog.close();
+      removeLimits();
     })();
     return stopping;
   }
@@ -201,5 +225,21 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     }
     return codes;
   };
-  return { urls, replicas, of, gateway, env, rollingRestart, stop, kill, crashed };
+  const throttling = () =>
+    replicas.flatMap(({ name, cpuLimit }) =>
+      cpuLimit ? [{ name, cpus: cpuLimit.cpus, ...cpuLimit.throttling() }] : [],
+    );
+  return {
+    urls,
+    replicas,
+    of,
+    gateway,
+    cpuLimits: controller?.describe ?? null,
+    throttling,
+    env,
+    rollingRestart,
+    stop,
+    kill,
+    crashed,
+  };
 }
