@@ -1,45 +1,72 @@
-// CPU time of a process and everything it started (a topology's replicas and gateway), read from
-// /proc, so a row can say what it served per second of one core: steadier than throughput on a
-// shared machine, and what a platform team sizes replicas by.
+// CPU time of processes, read from /proc: of a process and everything it started (a topology's
+// replicas and gateway), and of every process of a name (postgres, redis-server, nginx), so a row
+// can say what it served per second of one core and what each tier spent on it.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** Parent and CPU ticks (user + system) of each live process; a process that ended meanwhile is left out. */
-function processes(): Map<number, { parent: number; ticks: number }> {
-  const found = new Map<number, { parent: number; ticks: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+export interface ProcessCpu {
+  parent: number;
+  /** The command name (/proc/<pid>/stat's second field): `postgres`, `redis-server`, `nginx`, `node`. */
+  name: string;
+  /** CPU seconds used so far (user + system, every thread). */
+  seconds: number;
+}
+
+/** Every live process; one that ended meanwhile is left out. */
+export function processTable(): Map<number, ProcessCpu> {
+  const found = new Map<number, ProcessCpu>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
     } catch {
       continue;
     }
     // The command name is in parentheses and may hold spaces: the fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
     // Fields 4, 14 and 15 of proc(5), here 2 less (pid and name are gone).
-    found.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    found.set(Number(entry), {
+      parent: Number(fields[1]),
+      name: stat.slice(stat.indexOf('(') + 1, close),
+      seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond,
+    });
   }
   return found;
 }
 
-/** CPU seconds used so far by `pid` and its descendants. */
-export function treeCpuSeconds(pid: number): number {
-  const all = processes();
+/** `pid` and its descendants. */
+export function treeOf(pid: number, table = processTable()): number[] {
   const inTree = new Set([pid]);
   let grew = true;
   while (grew) {
     grew = false;
-    for (const [each, { parent }] of all) {
+    for (const [each, { parent }] of table) {
       if (!inTree.has(each) && inTree.has(parent)) {
         inTree.add(each);
         grew = true;
       }
     }
   }
-  let ticks = 0;
-  for (const each of inTree) ticks += all.get(each)?.ticks ?? 0;
-  return ticks / ticksPerSecond;
+  return [...inTree];
+}
+
+/** CPU seconds used so far by these processes. */
+export const cpuSecondsOf = (pids: number[], table = processTable()) =>
+  pids.reduce((total, pid) => total + (table.get(pid)?.seconds ?? 0), 0);
+
+/** CPU seconds used so far by `pid` and its descendants. */
+export const treeCpuSeconds = (pid: number) => {
+  const table = processTable();
+  return cpuSecondsOf(treeOf(pid, table), table);
+};
+
+/** CPU seconds used so far by every process of this command name. */
+export function namedCpuSeconds(name: string, table = processTable()): number {
+  let seconds = 0;
+  for (const each of table.values()) if (each.name === name) seconds += each.seconds;
+  return seconds;
 }

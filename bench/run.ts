@@ -13,8 +13,13 @@
 //                                                                     and the same plus the consent's transaction
 //   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
 //   npm run bench:revoke -- [seconds=6] [connections=10] [rounds=5]   RFC 7009 revocations of app tokens
-//   npm run bench:scale -- [seconds=6] [connections=10] [rounds=5]    one auth and api process against two,
-//                                                                     through the gateway
+//   npm run bench:scale -- [seconds=6] [connections=10] [rounds=5]    api at 1, 2 and 4 replicas (/cities, /me),
+//                                                                     then auth (tokens, refresh), through the
+//                                                                     gateway, each replica under a CPU limit
+//                                                                     (BENCH_SCALE_CPU, default 0.1); connections
+//                                                                     per replica
+//   npm run bench:costs -- [seconds=6] [connections=10] [rounds=5]    every tier's cost per operation: token,
+//                                                                     /cities, /me, refresh, revocation, code flow
 //   npm run bench:console -- [seconds=6] [connections=10] [rounds=5]  the console API's app read and request
 //                                                                     log page, with a developer's session
 // Every row prints what it served per second of one core: its successes over the CPU seconds its
@@ -22,17 +27,36 @@
 // BENCH_REDIS=cluster or sentinel runs the servers on such a Redis, started on loopback (bench/redis.ts).
 // BENCH_DATABASE_URL runs the platform on that database (a seeded one: npm run seed:scale), kept.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { treeCpuSeconds } from './cpu.ts';
 import { codeFlow, FlowRefused, type FlowTarget, signInAll } from './flows.ts';
 import { benchRedis } from './redis.ts';
 import type { Target } from './servers.ts';
+import {
+  added,
+  costPerOperation,
+  describeCores,
+  describeCost,
+  perSecond,
+  type Spent,
+  saturatedTier,
+  spentBetween,
+  type TierMeter,
+  tierMeter,
+} from './tiers.ts';
 
 const [suite = 'token', secondsArg, connectionsArg, roundsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 6);
 const connections = Number(connectionsArg ?? ({ api: 50, code: 8 } as Record<string, number>)[suite] ?? 10);
 const rounds = Number(roundsArg ?? 5);
+/**
+ * Seconds each row is loaded before its rounds (JIT, pools, caches); BENCH_WARMUP. Replicas under a
+ * CPU limit compile at a tenth of the speed: bench:scale warms each for 15 s.
+ */
+const warmUp = Number(process.env.BENCH_WARMUP ?? (suite === 'scale' ? 15 : 2));
 const servers = new URL('./servers.ts', import.meta.url).pathname;
 /** BENCH_PROFILE=<dir>: every server writes a V8 CPU profile there when it stops (bench/profile.ts reads them). */
 const profiling = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
@@ -89,7 +113,7 @@ const load = (target: Target, duration: number) =>
   autocannon({
     url: target.url,
     method: target.method,
-    connections,
+    connections: target.connections ?? connections,
     duration,
     headers: target.headers,
     body: target.body,
@@ -147,12 +171,17 @@ interface Round {
 
 interface Measured {
   name: string;
-  target: { backend: string; settings?: string };
+  target: Pick<Target, 'backend' | 'settings' | 'servicePids' | 'cpuStats' | 'replicas' | 'connections' | 'logDir'>;
   rounds: Round[];
   /** Every request it was sent, the warm-up's included: to set its log lines against. */
   requests: number;
   /** CPU seconds its server's processes used during its rounds (not the warm-up). */
   cpuSeconds: number;
+  /** What every tier spent in each round (tiers.ts). */
+  spent: Spent[];
+  /** HTTP bytes sent and received in its rounds (autocannon's rows; a flow's are not counted). */
+  bytesOut: number;
+  bytesIn: number;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -160,32 +189,82 @@ const sum = (values: number[]) => values.reduce((total, value) => total + value,
 const mean = (m: Measured) => sum(m.rounds.map((round) => round.perSecond)) / m.rounds.length;
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
 
-/** Runs one round of a target, adding the CPU its server's processes used meanwhile to its row. */
+/**
+ * Runs one round of a target, adding the CPU its server's processes used meanwhile to its row, and
+ * what each tier spent.
+ */
 async function timed<T>(m: Measured, round: () => Promise<T>): Promise<T> {
   const pid = serverOf.get(m.target)?.child.pid;
+  const metered = pid && { serverPid: pid, servicePids: m.target.servicePids, cpuStats: m.target.cpuStats };
   const before = pid ? treeCpuSeconds(pid) : 0;
+  const tiersBefore = metered ? await meter.read(metered) : null;
   const result = await round();
   if (pid) m.cpuSeconds += treeCpuSeconds(pid) - before;
+  if (metered && tiersBefore) m.spent.push(spentBetween(tiersBefore, await meter.read(metered)));
   return result;
+}
+
+/** The bytes of one request as autocannon writes it (request line, Host, headers, body). */
+function requestBytes(target: Target): number {
+  const url = new URL(target.url);
+  const headers = Object.entries(target.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  const body =
+    target.body ??
+    (target.forms?.[0] ||
+      (target.refreshTokens ? `grant_type=refresh_token&refresh_token=${target.refreshTokens[0]}` : ''));
+  const length = body ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
+  return Buffer.byteLength(
+    `${target.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${headers.join('')}${length}\r\n${body}`,
+  );
 }
 
 /** What a row served per second of one core: its successes over its server's CPU seconds. */
 const perCore = (m: Measured) => (m.cpuSeconds > 0 ? (mean(m) * seconds * rounds) / m.cpuSeconds : 0);
 
-/** Warms every target up (JIT, pools, caches), then loads them in turn, `rounds` times. */
-async function measure(targets: Record<string, Target>): Promise<Measured[]> {
+/**
+ * Gives a target a fresh access token where it names where one comes from (Target.bearer): a run
+ * outlasts the 300 s a token lives. The refresh token of a user token is rotated in place.
+ */
+async function freshBearer(target: Target): Promise<void> {
+  const { bearer } = target;
+  if (!bearer) return;
+  const body = bearer.refreshToken ? `grant_type=refresh_token&refresh_token=${bearer.refreshToken}` : bearer.body;
+  const answer = await fetch(bearer.url, { method: 'POST', headers: bearer.headers, body });
+  const json = (await answer.json()) as { access_token?: string; refresh_token?: string };
+  if (!answer.ok || !json.access_token)
+    throw new Error(`a fresh token for ${target.url} answered ${answer.status}: ${JSON.stringify(json)}`);
+  if (bearer.refreshToken) bearer.refreshToken = json.refresh_token;
+  target.headers = { ...target.headers, authorization: `Bearer ${json.access_token}` };
+}
+
+/**
+ * Warms every target up (JIT, pools, caches), then loads them in turn, `rounds` times. With
+ * `rewarm`, each round is preceded by that many seconds of unmeasured load on the same target: a
+ * replica under a CPU limit that sat idle while the others were loaded starts its round warm.
+ */
+async function measure(targets: Record<string, Target>, rewarm = 0): Promise<Measured[]> {
   const measured = Object.entries(targets).map(([name, target]) => ({
     name,
     target,
     rounds: [] as Round[],
     requests: 0,
     cpuSeconds: 0,
+    spent: [] as Spent[],
+    bytesOut: 0,
+    bytesIn: 0,
   }));
-  for (const m of measured) m.requests += (await load(m.target, 2)).requests.total;
+  for (const m of measured) {
+    await freshBearer(m.target);
+    m.requests += (await load(m.target, warmUp)).requests.total;
+  }
   for (let round = 0; round < rounds; round += 1) {
     for (const m of measured) {
+      await freshBearer(m.target);
+      if (rewarm) m.requests += (await load(m.target, rewarm)).requests.total;
       const result = await timed(m, () => load(m.target, seconds));
       m.requests += result.requests.total;
+      m.bytesOut += result.requests.total * requestBytes(m.target);
+      m.bytesIn += result.throughput.total;
       const { p50, p90, p99 } = result.latency;
       m.rounds.push({
         perSecond: result['2xx'] / seconds,
@@ -252,9 +331,12 @@ async function measureFlows(targets: Record<string, FlowTarget>): Promise<Measur
       rounds: [] as Round[],
       requests: 0,
       cpuSeconds: 0,
+      spent: [] as Spent[],
+      bytesOut: 0,
+      bytesIn: 0,
     })),
   );
-  for (const m of measured) await flowRound(m.target, m.agents, 2);
+  for (const m of measured) await flowRound(m.target, m.agents, warmUp);
   for (let round = 0; round < rounds; round += 1) {
     for (const m of measured) m.rounds.push(await timed(m, () => flowRound(m.target, m.agents, seconds)));
   }
@@ -304,8 +386,9 @@ function floorRows(measured: Measured[]) {
 // The servers inherit this process's environment, BENCH_REDIS's settings included.
 const redis = await benchRedis(process.env.BENCH_REDIS);
 if (redis) Object.assign(process.env, redis.env);
+const meter: TierMeter = await tierMeter(process.env.DATABASE_URL, process.env.REDIS_URL);
 const header =
-  `${connections} connections, ${rounds} alternating rounds of ${seconds} s each, after a 2 s warm-up` +
+  `${connections} connections, ${rounds} alternating rounds of ${seconds} s each, after a ${warmUp} s warm-up` +
   (redis ? `; ${redis.describe}` : '');
 /**
  * With BENCH_COMPARE_WARN=1, a row without the request line beside the production row (everything
@@ -327,6 +410,16 @@ const start = async (mode: string, argument?: unknown, env?: Record<string, stri
   return server.target;
 };
 
+/** The lines of every log file in a folder. */
+function linesIn(folder: string): number {
+  let lines = 0;
+  for (const name of readdirSync(folder)) {
+    const text = readFileSync(join(folder, name));
+    for (let at = text.indexOf(10); at !== -1; at = text.indexOf(10, at + 1)) lines += 1;
+  }
+  return lines;
+}
+
 /**
  * What each row ran with, and the log lines its process wrote: a platform on production's
  * settings writes about one per request (its request line), a bare route none.
@@ -334,12 +427,61 @@ const start = async (mode: string, argument?: unknown, env?: Record<string, stri
 function settingsLines(measured: Measured[]): string {
   return measured
     .map((m) => {
-      const lines = serverOf.get(m.target)?.logLines() ?? 0;
       const perRequest = m.requests ? ` for ${m.requests.toLocaleString('en')} requests` : '';
+      // A topology whose processes write their own log files: its lines there, for all its rows.
+      if (m.target.logDir)
+        return `  ${m.name}: ${m.target.settings}; ${linesIn(m.target.logDir).toLocaleString('en')} log lines in its topology's log files (all its rows), this row's${perRequest}\n`;
+      const lines = serverOf.get(m.target)?.logLines() ?? 0;
       return `  ${m.name}: ${m.target.settings ?? 'a bare route (no logging)'}; ${lines.toLocaleString('en')} log lines${perRequest}\n`;
     })
     .join('');
 }
+
+/** The shared tiers' rate with nothing loaded, over 3 s (every server started, idle), to take off each row's costs. */
+async function idleRate(server: Server): Promise<Spent> {
+  const metered = { serverPid: server.child.pid as number };
+  const before = await meter.read(metered);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  return perSecond(spentBetween(before, await meter.read(metered)));
+}
+
+/** A row's successes over its rounds. */
+const successes = (m: Measured) => sum(m.rounds.map((round) => round.perSecond * seconds));
+
+const rowCost = (m: Measured, idle: Spent | null) => costPerOperation(added(m.spent), successes(m), idle, m);
+
+/** Each row's costs per operation and the cores each tier kept busy. */
+function costLines(measured: Measured[], idle: Spent | null): string {
+  const counted = meter.statementsFrom.startsWith('statements');
+  return measured
+    .map(
+      (m) =>
+        `  ${m.name}: ${describeCost(rowCost(m, idle), counted)}\n    ${describeCores(added(m.spent), m.target.replicas ? m.target.replicas * scaleCpus : null)}\n`,
+    )
+    .join('');
+}
+
+/** With BENCH_JSON=<file>, every row, round and cost written to that file (bench/capacity.ts reads them). */
+function writeJson(measured: Measured[], idle: Spent | null, more: Record<string, unknown> = {}) {
+  const file = process.env.BENCH_JSON;
+  if (!file) return;
+  const rows = measured.map((m) => ({
+    name: m.name,
+    perSecond: mean(m),
+    rounds: m.rounds,
+    connections: m.target.connections ?? connections,
+    replicas: m.target.replicas ?? null,
+    cost: rowCost(m, idle),
+    spent: m.spent,
+  }));
+  writeFileSync(
+    file,
+    `${JSON.stringify({ suite, at: new Date().toISOString(), header, statementsFrom: meter.statementsFrom, seconds, rounds, idle, rows, ...more }, null, 2)}\n`,
+  );
+}
+
+/** bench:scale's CPU limit per replica (BENCH_SCALE_CPU), in CPUs. */
+const scaleCpus = Number(process.env.BENCH_SCALE_CPU ?? 0.1);
 
 try {
   if (suite === 'token') {
@@ -417,7 +559,7 @@ try {
     process.stdout.write(
       `authorization-code flows (consent screen, Allow, token; PKCE S256; signed-in players), ` +
         `flows/s, ${connections} players each running flows back to back, ${rounds} alternating rounds of ` +
-        `${seconds} s each, after a 2 s warm-up\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `${seconds} s each, after a ${warmUp} s warm-up\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
         (essentialRow
           ? `platform / essential (bare + the consent's transaction): ${ratio(platformRow, essentialRow)} (target: at least 50%)\n`
           : "no essential floor: it writes to the platform's PostgreSQL (DATABASE_URL)\n") +
@@ -439,23 +581,127 @@ try {
         `its jti written to the revoked list), ${header}\n${settingsLines(measured)}${roundLines(measured)}` +
         `${measured.map((m) => line(m)).join('\n')}\n`,
     );
-  } else if (suite === 'scale') {
-    // One auth and one api process behind the gateway, against two of each, through the gateway.
-    const one = await start('topology', 1);
-    const two = await start('topology', 2);
-    const measured = await measure({
-      'token, 1 auth': one['token via gateway'] as Target,
-      'token, 2 auth': two['token via gateway'] as Target,
-      '/cities, 1 api': one['/cities via gateway'] as Target,
-      '/cities, 2 api': two['/cities via gateway'] as Target,
-    });
-    const [token1, token2, cities1, cities2] = measured as Measured[];
+  } else if (suite === 'costs') {
+    // The six operations on production settings, each on a platform of its own, every tier metered.
+    const families = connections * (rounds + 3);
+    const token = await start('token');
+    const api = await start('api');
+    const refresh = await start('refresh', families);
+    const revoke = await start('revoke', 5_000);
+    const code = (await start('code', 8)) as unknown as FlowTarget;
+    const idle = await idleRate(started[0] as Server);
+    const measured = [
+      ...(await measure({ token, '/cities': api, '/me': api.me as Target, refresh, revocation: revoke })),
+      ...(await measureFlows({ 'code flow': code })),
+    ];
     process.stdout.write(
-      `one process of auth and of api against two, through the gateway (nginx), ${header}\n` +
-        `${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
-        `tokens, two auth / one: ${ratio(token2 as Measured, token1 as Measured)}\n` +
-        `/cities, two api / one: ${ratio(cities2 as Measured, cities1 as Measured)}\n`,
+      `every tier's cost per operation (PostgreSQL: ${meter.statementsFrom}; the shared tiers' idle rate taken off), ${header}\n` +
+        `${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n${costLines(measured, idle)}`,
     );
+    writeJson(measured, idle);
+  } else if (suite === 'scale') {
+    // One service scaled at a time behind the gateway, every replica under the same CPU limit, the
+    // other service fixed at one replica; the load grows with the replicas (connections per replica).
+    const logs = process.env.BENCH_SCALE_LOGS === 'pipe' ? 'pipe' : 'files';
+    // BENCH_SCALE_ONLY=/cities,token: only these operations.
+    const only = process.env.BENCH_SCALE_ONLY?.split(',');
+    // Refresh families: every load (the warm-up, each round and the 3 s before it) may drop one per
+    // connection (the answers in flight when it ends); connections per replica, auth replicas.
+    const shape = (auth: number, api: number) => ({
+      auth,
+      api,
+      cpus: scaleCpus,
+      families: connections * auth * (2 * rounds + 4),
+      logs,
+    });
+    const one = await start('scale-topology', shape(1, 1));
+    const api2 = await start('scale-topology', shape(1, 2));
+    const api4 = await start('scale-topology', shape(1, 4));
+    const auth2 = await start('scale-topology', shape(2, 1));
+    const auth4 = await start('scale-topology', shape(4, 1));
+    // Each row a copy of its topology's target, with its connections, metered on the same processes.
+    const rows = (operation: string, sizes: [number, Record<string, Target>][]) =>
+      Object.fromEntries(
+        sizes.map(([n, topology]) => {
+          const target = topology[operation] as Target;
+          const row = { ...target, connections: connections * n };
+          serverOf.set(row, serverOf.get(target) as Server);
+          return [`${operation} ${n}`, row];
+        }),
+      );
+    const operations = [
+      ['/cities', 'api'],
+      ['/me', 'api'],
+      ['token', 'auth'],
+      ['refresh', 'auth'],
+    ].filter(([operation]) => !only || only.includes(operation as string)) as [string, 'api' | 'auth'][];
+    const targets = Object.assign(
+      {},
+      ...operations.map(([operation, service]) =>
+        rows(
+          operation,
+          service === 'api'
+            ? [
+                [1, one],
+                [2, api2],
+                [4, api4],
+              ]
+            : [
+                [1, one],
+                [2, auth2],
+                [4, auth4],
+              ],
+        ),
+      ),
+    ) as Record<string, Target>;
+    // Alternating rounds among the replica counts of one operation at a time, each round after 3 s
+    // of the same load: idle replicas under a limit would otherwise start a round cold.
+    const measured: Measured[] = [];
+    for (const [operation] of operations) {
+      const group = Object.fromEntries(Object.entries(targets).filter(([name]) => name.startsWith(`${operation} `)));
+      measured.push(...(await measure(group, 3)));
+    }
+    const byName = (name: string) => measured.find((m) => m.name === name) as Measured;
+    const verdicts: string[] = [];
+    const summary: string[] = [];
+    for (const [operation, service] of operations) {
+      const base = byName(`${operation} 1`);
+      for (const [n, target] of [
+        [2, 1.8],
+        [4, 3.2],
+      ] as const) {
+        const row = byName(`${operation} ${n}`);
+        const perRound = row.rounds.map(
+          (round, i) => round.perSecond / Math.max((base.rounds[i] as Round).perSecond, 1e-9),
+        );
+        const times = mean(row) / mean(base);
+        summary.push(
+          `scale: ${operation} ${service} ${n} replicas = ${times.toFixed(2)}x one (rounds ${Math.min(...perRound).toFixed(2)}x-${Math.max(...perRound).toFixed(2)}x), limit ${scaleCpus} CPU each\n`,
+        );
+        if (times < target) {
+          const perOperation = (m: Measured) => (1e6 * added(m.spent).service) / successes(m);
+          verdicts.push(
+            `  ${operation} at ${n} replicas is below ${target}x: saturated: ${saturatedTier(added(row.spent), n * scaleCpus, 2)}; ` +
+              `the replicas' CPU per operation ${perOperation(base).toFixed(0)} µs at one, ${perOperation(row).toFixed(0)} µs at ${n}\n`,
+          );
+        }
+      }
+    }
+    const stalls = measured.map((m) => {
+      const spent = added(m.spent);
+      const share = spent.periods ? (100 * spent.throttled) / spent.periods : 0;
+      return `  ${m.name}: throttled in ${share.toFixed(0)}% of its replicas' periods, ${((1000 * spent.stalledSeconds) / Math.max(spent.throttled, 1)).toFixed(0)} ms stalled per throttled period; p99 ${median(m.rounds.map((round) => round.p99))} ms\n`;
+    });
+    process.stdout.write(
+      `scale-out behind the gateway (nginx), one service at a time, each replica limited to ${scaleCpus} CPU ` +
+        `(the kernel's CPU quota, period 100 ms), ${connections} connections per replica of the scaled service, ` +
+        `each process writing its log ${logs === 'files' ? 'to a file of its own' : "through the topology's parent"}; ${header}\n` +
+        `${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `${costLines(measured, null)}quota stalls:\n${stalls.join('')}` +
+        (verdicts.length ? `bends:\n${verdicts.join('')}` : 'every target met (2 replicas >= 1.8x, 4 >= 3.2x)\n') +
+        summary.join(''),
+    );
+    writeJson(measured, null, { cpus: scaleCpus, connectionsPerReplica: connections });
   } else if (suite === 'topology') {
     const targets = await start('topology');
     const measured = await measure(targets);
@@ -471,12 +717,13 @@ try {
     );
   } else {
     process.stderr.write(
-      'usage: run.ts token|api|refresh|code|revoke|topology|scale|console [seconds] [connections] [rounds]\n',
+      'usage: run.ts token|api|refresh|code|revoke|topology|scale|costs|console [seconds] [connections] [rounds]\n',
     );
     process.exitCode = 2;
   }
 } finally {
   await Promise.all(started.map(stopServer));
+  await meter.close();
   await redis?.stop();
 }
 process.exit();

@@ -12,8 +12,9 @@
 //   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
 //   node bench/servers.ts code-essential <json>   the bare app plus the consent's transaction on Allow
 //   node bench/servers.ts console   the console API's app read and request log, a signed-in developer
+//   node bench/servers.ts scale-topology <json>   auth and api replicas under CPU limits behind the gateway
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +66,19 @@ export interface Target {
   forms?: string[];
   /** What the server runs with (a platform: its log level and the rest of production's settings). */
   settings?: string;
+  /**
+   * Where a fresh bearer token for `headers.authorization` comes from before each round (access
+   * tokens last 300 s, a run longer): a client-credentials form, or a refresh token rotated each time.
+   */
+  bearer?: { url: string; headers: Record<string, string>; body?: string; refreshToken?: string };
+  /** Connections to load it with, where not the suite's. */
+  connections?: number;
+  /** A topology's: the processes of the target's service, their CPU limits' cpu.stat files, their number. */
+  servicePids?: number[];
+  cpuStats?: string[];
+  replicas?: number;
+  /** Where its processes write their log files (one each), if they do. */
+  logDir?: string;
 }
 
 const tokenForm = 'grant_type=client_credentials';
@@ -247,7 +261,7 @@ async function api(): Promise<Target & { me: Target; jwks: string; issuer: strin
       headers: auth,
       body: new URLSearchParams(body),
     });
-    return ((await answer.json()) as { access_token: string }).access_token;
+    return (await answer.json()) as TokenAnswer;
   };
   const player = await createPlayer(prisma, account.id, 'Bench Player');
   const verifier = randomUUID().repeat(2);
@@ -267,17 +281,26 @@ async function api(): Promise<Target & { me: Target; jwks: string; issuer: strin
     redirect_uri: redirectUri,
     code_verifier: verifier,
   });
-  const appToken = await tokenAt({ grant_type: 'client_credentials' });
+  const appToken = (await tokenAt({ grant_type: 'client_credentials' })).access_token;
+  const tokenUrl = `${base}/oauth/token`;
   return {
     method: 'GET',
     url: `${base}/cities?limit=100`,
     headers: { authorization: `Bearer ${appToken}` },
+    bearer: { url: tokenUrl, headers: auth, body: tokenForm },
     backend,
     settings,
     // For the bare route (verify): the key set and issuer it checks this token against.
     jwks: running.urls['Internal JWKS'] as string,
     issuer: config.baseUrl.href,
-    me: { method: 'GET', url: `${base}/me`, headers: { authorization: `Bearer ${userToken}` }, backend, settings },
+    me: {
+      method: 'GET',
+      url: `${base}/me`,
+      headers: { authorization: `Bearer ${userToken.access_token}` },
+      bearer: { url: tokenUrl, headers: auth, refreshToken: userToken.refresh_token },
+      backend,
+      settings,
+    },
   };
 }
 
@@ -329,6 +352,91 @@ async function topology(): Promise<Record<string, Target>> {
     'token direct': tokenAt(only('auth')),
     '/cities via gateway': citiesAt(running.base),
     '/cities direct': citiesAt(only('api')),
+  };
+}
+
+/** A topology's shape for bench:scale: replicas of auth and api, and each one's CPU limit. */
+interface ScaleShape {
+  auth: number;
+  api: number;
+  cpus: number;
+  /** Refresh-token families to mint (each request rotates one). */
+  families: number;
+  /** Where each process writes its lines itself ('files', as a container runtime), or through this process ('pipe'). */
+  logs: 'files' | 'pipe';
+}
+
+/**
+ * bench:scale's topology: `auth` and `api` replicas behind the gateway, each limited to `cpus`, no
+ * worker or console. Through the gateway: client-credentials tokens and refreshes (auth), /cities
+ * with an app token and /me with a user token (api); each target names the processes of its
+ * service and their CPU limits, for run.ts to meter.
+ */
+async function scaleTopology(): Promise<Record<string, Target>> {
+  const shape = argument<ScaleShape>({ auth: 1, api: 1, cpus: 0.1, families: 100, logs: 'files' });
+  const logDir = mkdtempSync(join(tmpdir(), 'devplat-scale-logs-'));
+  const running = await startTestTopology(
+    {},
+    { auth: shape.auth, api: shape.api, worker: 0, console: 0 },
+    undefined,
+    (line) => process.stdout.write(`${line}\n`),
+    { cpuLimits: { auth: shape.cpus, api: shape.cpus }, ...(shape.logs === 'files' && { logDir }) },
+  );
+  process.once('SIGTERM', async () => {
+    await running.close();
+    rmSync(logDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  const settings = `${settingsOf(process.env.LOG_LEVEL ?? 'info')}; ${shape.auth} auth and ${shape.api} api replicas, ${shape.cpus} CPU each`;
+  const backend = 'PostgreSQL + Redis';
+  const prisma = running.database.prisma;
+  const account = await benchAccount(prisma);
+  const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
+  const players = await createPlayers(prisma, account.id, 8, 'Bench Player');
+  const flows = consentFlows(running.playerClient, running.base, { app, clientSecret }, players, backend, settings);
+  const agents = await signInAll(flows);
+  const answers: TokenAnswer[] = [];
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let n = i; n <= shape.families; n += agents.length) answers.push(await codeFlow(flows, agent));
+    }),
+  );
+  const headers = { ...formHeaders, authorization: flows.authorization };
+  const tokenAnswer = await fetch(flows.tokenUrl, { method: 'POST', headers, body: tokenForm });
+  const appToken = ((await tokenAnswer.json()) as { access_token: string }).access_token;
+  // The first family is /me's: its refresh token gives /me a fresh access token before each round.
+  const userToken = answers.shift() as TokenAnswer;
+  const metered = (service: 'auth' | 'api') => ({
+    servicePids: running.of(service).map((each) => each.pid() as number),
+    cpuStats: running.of(service).map((each) => join(each.cpuLimit?.group as string, 'cpu.stat')),
+    replicas: running.of(service).length,
+    logDir: shape.logs === 'files' ? logDir : undefined,
+  });
+  const at = (path: string, service: 'auth' | 'api', more: Partial<Target>): Target => ({
+    method: 'GET',
+    url: `${running.base}${path}`,
+    headers: {},
+    backend,
+    settings,
+    ...metered(service),
+    ...more,
+  });
+  return {
+    token: at('/oauth/token', 'auth', { method: 'POST', headers, body: tokenForm }),
+    refresh: at('/oauth/token', 'auth', {
+      method: 'POST',
+      headers,
+      body: 'grant_type=refresh_token',
+      refreshTokens: answers.map((each) => each.refresh_token),
+    }),
+    '/cities': at('/cities?limit=100', 'api', {
+      headers: { authorization: `Bearer ${appToken}` },
+      bearer: { url: flows.tokenUrl, headers, body: tokenForm },
+    }),
+    '/me': at('/me', 'api', {
+      headers: { authorization: `Bearer ${userToken.access_token}` },
+      bearer: { url: flows.tokenUrl, headers, refreshToken: userToken.refresh_token },
+    }),
   };
 }
 
@@ -472,16 +580,17 @@ const tokenAnswer = async (sign: () => Promise<string>, refreshToken: string, sc
 const userScope = 'city.public.read profile.basic.read';
 const consentRedirectUri = 'http://127.0.0.1:9/cb';
 
-/**
- * The platform with an app players consent to, and `count` players of its account (one password,
- * hashed once for all of them).
- */
-async function consentPlatform(count: number) {
-  const { running, prisma, account, base, backend, settings, databaseUrl } = await benchPlatform();
-  const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
-  const players = await createPlayers(prisma, account.id, count, 'Bench Player');
-  const target: FlowTarget = {
-    playerOrigin: running.urls['Player client'] as string,
+/** Code flows of the consenting app's players, on the player client at `playerOrigin` and `{base_url}`. */
+function consentFlows(
+  playerOrigin: string,
+  base: string,
+  { app, clientSecret }: { app: { clientId: string }; clientSecret: string },
+  players: FlowTarget['players'],
+  backend: string,
+  settings: string,
+): FlowTarget {
+  return {
+    playerOrigin,
     tokenUrl: `${base}/oauth/token`,
     clientId: app.clientId,
     redirectUri: consentRedirectUri,
@@ -491,6 +600,24 @@ async function consentPlatform(count: number) {
     backend,
     settings,
   };
+}
+
+/**
+ * The platform with an app players consent to, and `count` players of its account (one password,
+ * hashed once for all of them).
+ */
+async function consentPlatform(count: number) {
+  const { running, prisma, account, base, backend, settings, databaseUrl } = await benchPlatform();
+  const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
+  const players = await createPlayers(prisma, account.id, count, 'Bench Player');
+  const target = consentFlows(
+    running.urls['Player client'] as string,
+    base,
+    { app, clientSecret },
+    players,
+    backend,
+    settings,
+  );
   return { target, prisma, app, databaseUrl };
 }
 
@@ -832,6 +959,7 @@ const builders: Record<string, () => Promise<Target | FlowTarget | Record<string
   api,
   hello,
   topology,
+  'scale-topology': scaleTopology,
   verify,
   refresh,
   'refresh-bare': refreshBare,

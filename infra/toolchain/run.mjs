@@ -151,6 +151,8 @@ const tasks = {
   'bench:topology': ['node', 'bench/run.ts', 'topology'],
   'bench:revoke': ['node', 'bench/run.ts', 'revoke'],
   'bench:scale': ['node', 'bench/run.ts', 'scale'],
+  'bench:costs': ['node', 'bench/run.ts', 'costs'],
+  capacity: ['node', 'bench/capacity.ts'],
   'bench:lists': ['node', 'bench/lists.ts'],
   'bench:console': ['node', 'bench/run.ts', 'console'],
   soak: ['node', 'bench/soak.ts'],
