@@ -1,6 +1,6 @@
 // CPU time of processes, read from /proc: of a process and everything it started (a topology's
-// replicas and gateway), and of every process of a name (postgres, redis-server, nginx), so a row
-// can say what it served per second of one core and what each tier spent on it.
+// replicas and gateway), and by command name (postgres, redis-server, nginx), so a row can say what
+// it served per second of one core and what each tier spent on it (tiers.ts).
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -57,16 +57,3 @@ export function treeOf(pid: number, table = processTable()): number[] {
 /** CPU seconds used so far by these processes. */
 export const cpuSecondsOf = (pids: number[], table = processTable()) =>
   pids.reduce((total, pid) => total + (table.get(pid)?.seconds ?? 0), 0);
-
-/** CPU seconds used so far by `pid` and its descendants. */
-export const treeCpuSeconds = (pid: number) => {
-  const table = processTable();
-  return cpuSecondsOf(treeOf(pid, table), table);
-};
-
-/** CPU seconds used so far by every process of this command name. */
-export function namedCpuSeconds(name: string, table = processTable()): number {
-  let seconds = 0;
-  for (const each of table.values()) if (each.name === name) seconds += each.seconds;
-  return seconds;
-}

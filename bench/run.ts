@@ -28,10 +28,10 @@
 // BENCH_DATABASE_URL runs the platform on that database (a seeded one: npm run seed:scale), kept.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { treeCpuSeconds } from './cpu.ts';
 import { codeFlow, FlowRefused, type FlowTarget, signInAll } from './flows.ts';
 import { benchRedis } from './redis.ts';
 import type { Target } from './servers.ts';
@@ -190,17 +190,18 @@ const mean = (m: Measured) => sum(m.rounds.map((round) => round.perSecond)) / m.
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
 
 /**
- * Runs one round of a target, adding the CPU its server's processes used meanwhile to its row, and
- * what each tier spent.
+ * Runs one round of a target, adding what each tier spent meanwhile to its row, and the CPU its
+ * server's processes used (the service, the rest of a topology and its gateway: the server's tree).
  */
 async function timed<T>(m: Measured, round: () => Promise<T>): Promise<T> {
   const pid = serverOf.get(m.target)?.child.pid;
-  const metered = pid && { serverPid: pid, servicePids: m.target.servicePids, cpuStats: m.target.cpuStats };
-  const before = pid ? treeCpuSeconds(pid) : 0;
-  const tiersBefore = metered ? await meter.read(metered) : null;
+  if (!pid) return round();
+  const metered = { serverPid: pid, servicePids: m.target.servicePids, cpuStats: m.target.cpuStats };
+  const before = await meter.read(metered);
   const result = await round();
-  if (pid) m.cpuSeconds += treeCpuSeconds(pid) - before;
-  if (metered && tiersBefore) m.spent.push(spentBetween(tiersBefore, await meter.read(metered)));
+  const spent = spentBetween(before, await meter.read(metered));
+  m.spent.push(spent);
+  m.cpuSeconds += spent.service + spent.rest + spent.gateway;
   return result;
 }
 
@@ -681,7 +682,7 @@ try {
         if (times < target) {
           const perOperation = (m: Measured) => (1e6 * added(m.spent).service) / successes(m);
           verdicts.push(
-            `  ${operation} at ${n} replicas is below ${target}x: saturated: ${saturatedTier(added(row.spent), n * scaleCpus, 2)}; ` +
+            `  ${operation} at ${n} replicas is below ${target}x: saturated: ${saturatedTier(added(row.spent), n * scaleCpus, availableParallelism())}; ` +
               `the replicas' CPU per operation ${perOperation(base).toFixed(0)} µs at one, ${perOperation(row).toFixed(0)} µs at ${n}\n`,
           );
         }

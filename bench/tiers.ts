@@ -5,6 +5,7 @@
 // pg_stat_database), Redis commands, the reads Redis made of its clients' sockets (a round trip
 // each, a pipeline's commands arriving together) and its bytes in and out.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { cpuSecondsOf, type ProcessCpu, processTable, treeOf } from './cpu.ts';
@@ -281,7 +282,7 @@ export function describeCores(spent: Spent, limit: number | null): string {
     : `service ${cores(spent.service)}`;
   return (
     `cores: ${replicas}, gateway ${cores(spent.gateway)}, PostgreSQL ${cores(spent.postgres)}, Redis ${cores(spent.redis)}, ` +
-    `load generator ${cores(spent.loadGenerator)}, rest of the topology ${cores(spent.rest)}; machine ${cores(spent.machine)} of 2 busy; ` +
+    `load generator ${cores(spent.loadGenerator)}, rest of the topology ${cores(spent.rest)}; machine ${cores(spent.machine)} of ${availableParallelism()} busy; ` +
     `${(spent.statements / spent.seconds).toFixed(0)} statements/s, ${(spent.redisCommands / spent.seconds).toFixed(0)} Redis commands/s`
   );
 }
