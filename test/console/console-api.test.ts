@@ -7,9 +7,10 @@ import { buildConsoleApp } from '@devplat/console';
 import { createLogger, listen } from '@devplat/http';
 import { memoryStore } from '@devplat/kv';
 import { hashPassword } from '@devplat/passwords';
-import { consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
+import { consoleApiValidator, consoleCall, type Developer, registerDeveloper } from '@devplat/test/console-api';
 import { productionEnv } from '@devplat/test/env';
-import { assertProblem, call } from '@devplat/test/http';
+import { fromAddress } from '@devplat/test/from-address';
+import { type Answer, assertProblem, call, jsonOf } from '@devplat/test/http';
 import { basicAuth } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createPlayers } from '@devplat/test/players';
@@ -30,6 +31,28 @@ after(() => platform?.close());
 
 const api = (method: string, path: string, options: Parameters<typeof consoleCall>[3] = {}) =>
   consoleCall(platform.console, method, path, { token: developer.token, ...options });
+
+/**
+ * `method` on `/api{path}` with a text body (fetch sends none with a GET), its length announced or
+ * sent chunked; the answer checked against the console API document as consoleCall checks it.
+ */
+async function withBody(method: string, path: string, body: string, chunked: boolean): Promise<Answer> {
+  const framing: Record<string, string> = chunked
+    ? { 'transfer-encoding': 'chunked' }
+    : { 'content-length': String(Buffer.byteLength(body)) };
+  const reply = await fromAddress('127.0.0.1')(`${platform.console}/api${path}`, {
+    method,
+    headers: { authorization: `Bearer ${developer.token}`, 'content-type': 'text/plain', ...framing },
+    body,
+  });
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.headers)) {
+    for (const each of [value ?? []].flat()) headers.append(name, each);
+  }
+  const errors = consoleApiValidator().check({ method, path, status: reply.status, headers, body: reply.text });
+  assert.deepEqual(errors, [], `${method} /api${path} does not conform to the console API document`);
+  return { status: reply.status, headers, text: reply.text, json: jsonOf(reply.text) };
+}
 
 function tokenRequest(clientId: string, clientSecret: string) {
   return fetch(`${platform.base}/oauth/token`, {
@@ -612,6 +635,58 @@ describe('requests checked by the console API document', () => {
     assert.deepEqual([still.status, still.name, still.redirect_uris], ['active', newApp.name, newApp.redirect_uris]);
     // No body, or {}, is what an operation without one takes.
     assert.equal((await api('POST', `/apps/${clientId}/disable`)).status, 200);
+  });
+
+  test('a body in another charset than UTF-8 is refused with 415 before anything changes; charset=utf-8 is taken', async () => {
+    const appCount = async () => ((await api('GET', '/apps')).json.data as unknown[]).length;
+    const before = await appCount();
+    for (const contentType of [
+      'application/json; charset=utf-16',
+      'application/json; charset="ISO-8859-1"',
+      'application/json; charset=utf-16; boundary',
+    ]) {
+      const refused = await api('POST', '/apps', { body: newApp, headers: { 'content-type': contentType } });
+      assertProblem(refused, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.equal(
+        refused.json.detail,
+        'The body must be UTF-8 JSON: send Content-Type: application/json with no charset, or charset=utf-8.',
+        contentType,
+      );
+    }
+    assert.equal(await appCount(), before, 'no app was made');
+    for (const contentType of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"']) {
+      const made = await api('POST', '/apps', { body: newApp, headers: { 'content-type': contentType } });
+      assert.equal(made.status, 201, `${contentType}: ${made.text}`);
+    }
+    assert.equal(await appCount(), before + 2);
+  });
+
+  test('a GET or DELETE that carries a body is refused unread with 400; without one it is served', async () => {
+    const { json: made } = await api('POST', '/apps', { body: newApp });
+    const clientId = made.app.client_id as string;
+    const secretId = made.app.secrets[0].secret_id as string;
+    const notJson = 'x'.repeat(17 * 1024);
+    const cases: [string, string, boolean][] = [
+      ['GET', `/apps/${clientId}`, false],
+      ['GET', '/apps', true],
+      ['DELETE', `/apps/${clientId}/secrets/${secretId}`, false],
+      ['DELETE', `/apps/${clientId}`, false],
+      ['DELETE', `/apps/${clientId}`, true],
+    ];
+    for (const [method, path, chunked] of cases) {
+      const answer = await withBody(method, path, notJson, chunked);
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.equal(answer.json.detail, 'This operation takes no body.', `${method} ${path}`);
+    }
+    const { json: still } = await api('GET', `/apps/${clientId}`);
+    assert.equal(still.status, 'active', 'the DELETEs with a body deleted nothing');
+    assert.deepEqual(
+      still.secrets.map(({ status }: { status: string }) => status),
+      ['active'],
+    );
+    assert.equal((await api('DELETE', `/apps/${clientId}/secrets/${secretId}`)).status, 204);
+    assert.equal((await api('DELETE', `/apps/${clientId}`)).status, 200);
+    assertProblem(await api('GET', `/apps/${clientId}`), 404, 'NOT_FOUND');
   });
 
   test('a path id no resource could have is that resource not found', async () => {

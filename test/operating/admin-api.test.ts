@@ -422,6 +422,57 @@ describe('the admin API', { skip: needsStores }, () => {
     assert.deepEqual(await records(app.developer.id), []);
   });
 
+  test('a body in another charset than UTF-8 is refused with 415 and changes nothing; charset=utf-8 is taken', async () => {
+    const app = await createTestApp(prisma());
+    const path = `/accounts/${app.developer.email}/suspend`;
+    const token = issued['ops-alice'];
+    const body = { reason: 'ticket 42' };
+    for (const contentType of ['application/json; charset=utf-16', 'application/json; charset="ISO-8859-1"']) {
+      const refused = await call$('POST', path, { token, body, headers: { 'content-type': contentType } });
+      assertProblem(refused, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      assert.equal(
+        refused.json.detail,
+        'The body must be UTF-8 JSON: send Content-Type: application/json with no charset, or charset=utf-8.',
+      );
+    }
+    assert.deepEqual(await records(app.developer.id), []);
+    const taken = await call$('POST', path, {
+      token,
+      body,
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+    });
+    assert.equal(taken.status, 200, taken.text);
+    assert.equal(taken.json.account.status, 'suspended');
+  });
+
+  test('a GET that carries a body is refused unread with 400; without one it is served', async () => {
+    const app = await createTestApp(prisma());
+    const token = issued['ops-alice'];
+    const path = `/accounts/${app.developer.email}`;
+    const notJson = 'x'.repeat(17 * 1024);
+    const cases: Record<string, string>[] = [
+      // Sent chunked, 17 KiB reaches the operation. (Announced over 16 KiB by its Content-Length, a
+      // body never does: apiApp's maxBodyBytes refuses it first, 413.)
+      { 'transfer-encoding': 'chunked' },
+      { 'content-length': '1024' },
+    ];
+    for (const framing of cases) {
+      const text = notJson.slice(0, Number(framing['content-length'] ?? notJson.length));
+      const answer = await call$('GET', path, {
+        token,
+        body: text,
+        headers: { 'content-type': 'text/plain', ...framing },
+      });
+      assertProblem(answer, 400, 'INVALID_REQUEST');
+      assert.equal(answer.json.detail, 'This operation takes no body.');
+    }
+    const listing = await call$('GET', '/audit', { token, body: notJson, headers: { 'transfer-encoding': 'chunked' } });
+    assertProblem(listing, 400, 'INVALID_REQUEST');
+    const found = await call$('GET', path, { token });
+    assert.equal(found.status, 200, found.text);
+    assert.equal(found.json.email, app.developer.email);
+  });
+
   test('a token removed from the file stops working within about two seconds, and a token added starts working, without a restart', async () => {
     const carol = (await createToken({ name: 'ops-carol', role: 'write' })).token;
     const path = '/accounts/nobody@developer.test';
