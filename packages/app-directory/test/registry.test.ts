@@ -85,3 +85,40 @@ describe('the audit record commits with its change', () => {
     assert.deepEqual(disabled?.details, { client_id: app.clientId });
   });
 });
+
+describe('a secret rotation across PostgreSQL and the store', () => {
+  /** The directory with its store down for the first `failures` bumps (a failed WAIT, a dead primary). */
+  const flaky = (failures: number) => {
+    const directory = appDirectory(database.prisma, memoryStore());
+    let left = failures;
+    return {
+      ...directory,
+      changed: (clientId: string) =>
+        left-- > 0 ? Promise.reject(new Error('store down')) : directory.changed(clientId),
+    };
+  };
+
+  test('the store down before the change: nothing is made, and the retry gets the app’s second secret', async () => {
+    const { app, account } = await newApp('store-down');
+    const by = { accountId: account.id, requestId: 'req_store_down' };
+    await assert.rejects(addSecret(database.prisma, flaky(1), by, app.id), /store down/);
+    assert.equal(await database.prisma.clientSecret.count({ where: { appId: app.id } }), 1);
+    const retried = await addSecret(database.prisma, flaky(0), by, app.id);
+    assert.equal(await database.prisma.clientSecret.count({ where: { appId: app.id, status: 'active' } }), 2);
+    assert.match(retried.clientSecret, /\S{20,}/);
+  });
+
+  test('the store down after the commit: the secret made is answered, not lost behind a refusal', async () => {
+    const { app, account } = await newApp('store-down-after');
+    const by = { accountId: account.id, requestId: 'req_store_down_after' };
+    const directory = flaky(0);
+    let bumps = 0;
+    const downAfterFirst = {
+      ...directory,
+      changed: (clientId: string) => (bumps++ === 0 ? directory.changed(clientId) : Promise.reject(new Error('down'))),
+    };
+    const { secretId } = await addSecret(database.prisma, downAfterFirst, by, app.id);
+    assert.equal(bumps, 2, 'bumped before and after');
+    assert.equal((await database.prisma.clientSecret.findUniqueOrThrow({ where: { id: secretId } })).status, 'active');
+  });
+});

@@ -113,6 +113,9 @@ export async function addSecret(
   appId: string,
 ): Promise<{ secretId: string; clientSecret: string }> {
   const clientSecret = newClientSecret();
+  // Bumped first: when the store is down nothing is made (fail closed), and the 503 takes nothing
+  // away (a secret made behind a 503 would hold one of the two places, its value never shown).
+  for (const clientId of await clientIdsOf(prisma, { id: appId })) await directory.changed(clientId);
   const { secret, clientId } = await prisma.$transaction(async (tx) => {
     // Lock the app row so two rotations cannot both pass the count.
     const app = await lockApp(tx, appId);
@@ -126,7 +129,10 @@ export async function addSecret(
     await recordAudit(tx, by, 'secret.create', target, { client_id: app.clientId });
     return { secret, clientId: app.clientId };
   });
-  await directory.changed(clientId);
+  // Made and committed: its value is answered whatever the store does now. A cache filled between
+  // the two bumps lacks only the new secret (refusing it, never another) until the next change or
+  // its minute (app-directory's maxAgeMs).
+  await directory.changed(clientId).catch(() => {});
   return { secretId: secret.id, clientSecret };
 }
 
