@@ -2,7 +2,8 @@
 // connections, stall (connections stay open, nothing is forwarded and what is sent meanwhile is lost,
 // as on a hung server or a dead network path), hold (what clients send is kept and delivered late,
 // as to a server that was frozen and runs its queue once it thaws), go deaf (requests reach the
-// server, its answers are lost), cut every open connection, and come back.
+// server, its answers are lost), cut every open connection, and come back. It can also be moved to
+// another server, as a Service or DNS name moves to a promoted standby.
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
 
 export type FaultMode = 'forward' | 'refuse' | 'stall' | 'hold' | 'deaf';
@@ -22,6 +23,11 @@ export interface FaultProxy {
   deaf(): Promise<void>;
   /** Every open connection is reset; new ones are accepted as the mode says. */
   cut(): void;
+  /**
+   * New connections go to `port` on `host` (127.0.0.1 by default) from now on, and every open one
+   * is reset, as when the address of a dead primary moves to its promoted standby.
+   */
+  moveTo(port: number, host?: string): void;
   /** Forward again: open connections carry bytes again, new ones are accepted. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -33,7 +39,7 @@ interface Pair {
 }
 
 export async function startFaultProxy(target: { host?: string; port: number }): Promise<FaultProxy> {
-  const host = target.host ?? '127.0.0.1';
+  let upstreamAt = { host: target.host ?? '127.0.0.1', port: target.port };
   const pairs = new Set<Pair>();
   let mode: FaultMode = 'forward';
 
@@ -59,7 +65,7 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
     held.clear();
   };
   const onConnection = (client: Socket) => {
-    const upstream = connect(target.port, host);
+    const upstream = connect(upstreamAt.port, upstreamAt.host);
     const pair = { client, upstream };
     pairs.add(pair);
     for (const socket of [client, upstream]) {
@@ -123,6 +129,12 @@ export async function startFaultProxy(target: { host?: string; port: number }): 
     hold: () => accept('hold'),
     deaf: () => accept('deaf'),
     cut,
+    moveTo: (port, host = '127.0.0.1') => {
+      upstreamAt = { host, port };
+      // No connection may stay on the old server: one still up there (a primary thought dead that is
+      // not) would take writes the new one never sees.
+      cut();
+    },
     restore: async () => {
       await accept('forward');
       deliverHeld();

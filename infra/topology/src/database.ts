@@ -1,6 +1,7 @@
 // The topology's own database on the machine's PostgreSQL: created when missing, migrated and
 // seeded with the sample registry by the project's own scripts, as a deployment's Job would.
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { repoRoot } from './replica.ts';
 
@@ -22,13 +23,15 @@ export async function prepareDatabase(serverUrl: string, database: string): Prom
     await admin.end();
   }
   const url = databaseUrlFor(serverUrl, database);
+  // Not spawnSync: the server may be reached through a proxy in this very process (the soak's).
   for (const script of ['packages/db/scripts/migrate.ts', 'packages/domain/scripts/seed-registry.ts']) {
-    const run = spawnSync(process.execPath, [script], {
+    await promisify(execFile)(process.execPath, [script], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: url },
       encoding: 'utf8',
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`${script} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
     });
-    if (run.status !== 0) throw new Error(`${script} failed:\n${run.stdout}${run.stderr}`);
   }
   return url;
 }
