@@ -1,6 +1,8 @@
 // Each request of the load, sent and recorded whole: its answer's status and error code, or that
 // there was no answer. Developer API answers are also held to the contract document (noted, not
-// thrown: a fault must not stop a loop).
+// thrown: a fault must not stop a loop). The history keeps no token: only a fingerprint of each
+// one presented or received, which is all the checker compares.
+import { createHash } from 'node:crypto';
 import { contractValidator } from '@devplat/test/http';
 import type { Entry, History, Operation } from './history.ts';
 
@@ -20,6 +22,8 @@ export interface Request {
   chain?: number;
   presented?: string;
   expect: number[];
+  final?: boolean;
+  acknowledged?: Entry['acknowledged'];
   /** The developer API path, to check the answer against the contract (none for pages and the console). */
   contractPath?: string;
   // biome-ignore lint/suspicious/noExplicitAny: answers are read freely
@@ -40,9 +44,29 @@ function transportError(error: unknown): string {
   return cause?.code ?? (error as Error).name ?? String(error);
 }
 
+/** A token's short fingerprint: the same token, the same fingerprint; nothing to present. */
+export const fingerprint = (token: string) => createHash('sha256').update(token).digest('base64url').slice(0, 16);
+
+const fingerprinted = (received: Entry['received']): Entry['received'] =>
+  received && {
+    ...(received.access ? { access: fingerprint(received.access) } : {}),
+    ...(received.refresh ? { refresh: fingerprint(received.refresh) } : {}),
+    ...(received.consent ? { consent: received.consent } : {}),
+  };
+
 export async function send(history: History, request: Request): Promise<Sent> {
   const start = history.now();
-  const base = { op: request.op, chain: request.chain, presented: request.presented, expect: request.expect, start };
+  const { op, chain, expect, final, acknowledged } = request;
+  const presented = request.presented === undefined ? undefined : fingerprint(request.presented);
+  const base = {
+    op,
+    chain,
+    presented,
+    expect,
+    start,
+    ...(final ? { final } : {}),
+    ...(acknowledged ? { acknowledged } : {}),
+  };
   try {
     const response = await fetch(request.url, {
       redirect: 'manual',
@@ -67,7 +91,7 @@ export async function send(history: History, request: Request): Promise<Sent> {
       status,
       error: json?.error ?? json?.code,
       requestId: response.headers.get('x-request-id') ?? undefined,
-      received: status >= 200 && status < 300 ? request.received?.(json) : undefined,
+      received: status >= 200 && status < 300 ? fingerprinted(request.received?.(json)) : undefined,
       ...(nonconforming.length ? { nonconforming } : {}),
     });
     return { entry, json };
@@ -75,4 +99,19 @@ export async function send(history: History, request: Request): Promise<Sent> {
     const entry = history.record({ ...base, end: history.now(), status: null, error: transportError(error) });
     return { entry, json: undefined };
   }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A retry after a 5xx or no answer: the client presents the same thing again. */
+export const retryable = (sent: Sent) => sent.entry.status === null || sent.entry.status >= 500;
+
+/** Sends until answered (not a 5xx, not silence), at most `tries` times, while `running()`. */
+export async function answered(make: () => Promise<Sent>, running: () => boolean, tries = 8): Promise<Sent> {
+  let sent = await make();
+  for (let attempt = 1; attempt < tries && running() && retryable(sent); attempt++) {
+    await sleep(Math.min(500 * attempt, 3_000));
+    sent = await make();
+  }
+  return sent;
 }

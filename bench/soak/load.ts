@@ -1,18 +1,22 @@
-// The mixed load, at most one request in flight per loop (chains + 2 loops, under ~20 in all):
+// The mixed load, at most one request in flight per loop (chains + 3 loops, under ~20 in all), its
+// pace multiplied by the load level (1: about 17 requests a second):
 //   - refresh chains: each a player's consent (code + PKCE through the real consent screen, its
 //     code redeemed) whose refresh token is rotated over and over, /me now and then; after a 503
 //     or no answer it presents its CURRENT token again, as a client would. Now and then a chain
 //     ends its family on purpose: a deliberate reuse of a token already rotated, or a revocation
 //     (RFC 7009) retried until answered 200; either way it then checks the family is dead and
-//     starts over with a new consent;
+//     starts over with a new consent. When the load stops, every family still live refreshes and
+//     reads /me once more (`final`);
 //   - client credentials, each token used on /cities;
-//   - console writes: the app's name edited through the console API.
+//   - console writes: the app's name edited through the console API;
+//   - acknowledged writes (writes.ts): a suspension and a secret rotation of a second app.
 import { authorizationRequest, basicAuth } from '@devplat/test/oauth';
 import { openConsentScreen } from '@devplat/test/players';
 import { decodeJwt } from 'jose';
-import { type Request, type Sent, send } from './client.ts';
-import type { History } from './history.ts';
+import { answered, type Request, retryable, type Sent, send, sleep } from './client.ts';
+import type { Entry, History } from './history.ts';
 import type { Random } from './random.ts';
+import { writesLoop } from './writes.ts';
 
 export interface LoadTarget {
   base: string;
@@ -20,6 +24,10 @@ export interface LoadTarget {
   app: { clientId: string; clientSecret: string; redirectUri: string };
   developerToken: string;
   players: { username: string; password: string }[];
+  /** The admin API and an operator token (write role). */
+  admin: { url: string; token: string };
+  /** The app the acknowledged-writes loop suspends and rotates the secret of. */
+  writes: { clientId: string; clientSecret: string; secretId: string };
 }
 
 const scope = 'city.public.read profile.basic.read';
@@ -27,13 +35,17 @@ const scope = 'city.public.read profile.basic.read';
 const odds = { reuse: 0.008, revoke: 0.008, me: 0.25 };
 const stepMs = 1_200;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** A retry after a 5xx or no answer: the client presents the same thing again. */
-const retryable = (sent: Sent) => sent.entry.status === null || sent.entry.status >= 500;
+interface Family {
+  access: string;
+  refresh: string;
+}
 
-export function startLoad(history: History, target: LoadTarget, random: Random) {
+export function startLoad(history: History, target: LoadTarget, random: Random, level: number) {
   let running = true;
   let nextChain = 1;
+  /** Families nothing ended (nor possibly ended), by chain: checked once more when the load stops. */
+  const live = new Map<number, Family>();
+  const pace = (ms: number) => random.around(ms / level);
   const { base, app } = target;
   const tokenUrl = `${base}/oauth/token`;
   const form = (fields: Record<string, string>): RequestInit => ({
@@ -50,7 +62,15 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
     refresh: json.refresh_token,
     consent: json.access_token ? (decodeJwt(json.access_token).cns as string | undefined) : undefined,
   });
-  const grant = (op: Request['op'], chain: number, presented: string, fields: Record<string, string>, expect = [200]) =>
+  type Marks = Pick<Request, 'final' | 'acknowledged'>;
+  const grant = (
+    op: Request['op'],
+    chain: number,
+    presented: string,
+    fields: Record<string, string>,
+    expect = [200],
+    marks: Marks = {},
+  ) =>
     send(history, {
       op,
       url: tokenUrl,
@@ -58,18 +78,30 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
       chain,
       presented,
       expect,
+      ...marks,
       contractPath: '/oauth/token',
       received: tokens,
     });
-  /** Sends until answered (not a 5xx, not silence), at most `tries` times, while the load runs. */
-  const untilAnswered = async (make: () => Promise<Sent>, tries = 8): Promise<Sent> => {
-    let sent = await make();
-    for (let attempt = 1; attempt < tries && running && retryable(sent); attempt++) {
-      await sleep(500 * attempt);
-      sent = await make();
-    }
-    return sent;
-  };
+  const me = (chain: number, family: Family, expect: number[], marks: Marks = {}) =>
+    send(history, {
+      op: 'me',
+      url: `${base}/me`,
+      init: bearer(family.access),
+      chain,
+      expect,
+      ...marks,
+      contractPath: '/me',
+    });
+  const refresh = (chain: number, family: Family, expect: number[], marks: Marks = {}) =>
+    grant(
+      'refresh',
+      chain,
+      family.refresh,
+      { grant_type: 'refresh_token', refresh_token: family.refresh },
+      expect,
+      marks,
+    );
+  const untilAnswered = (make: () => Promise<Sent>, tries = 8) => answered(make, () => running, tries);
 
   /** The player allows the app on the consent screen; resolves with the code's redemption form, or null. */
   const allow = async (chain: number, player: { username: string; password: string }) => {
@@ -102,23 +134,14 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
     return sent.entry.status === 200 ? { access: sent.json.access_token, refresh: sent.json.refresh_token } : null;
   };
 
-  /** After a family's end: /me and the current refresh token must both be refused now. */
-  const probeEnded = async (chain: number, family: { access: string; refresh: string }) => {
-    await send(history, {
-      op: 'me',
-      url: `${base}/me`,
-      init: bearer(family.access),
-      chain,
-      expect: [401, 403],
-      contractPath: '/me',
-    });
-    await grant(
-      'refresh',
-      chain,
-      family.refresh,
-      { grant_type: 'refresh_token', refresh_token: family.refresh },
-      [400],
-    );
+  /** Families whose end was acknowledged, kept to be checked again after each fault. */
+  const ended: { chain: number; family: Family; acknowledged: Entry['acknowledged']; at: number }[] = [];
+  /** After a family's end: /me and the current refresh token must both be refused now (and after any fault). */
+  const probeEnded = async (chain: number, family: Family, end: Entry, write: string) => {
+    live.delete(chain);
+    ended.push({ chain, family, acknowledged: { write, seq: end.seq }, at: end.end });
+    await me(chain, family, [401, 403]);
+    await refresh(chain, family, [400]);
   };
 
   const chainLoop = async (player: { username: string; password: string }) => {
@@ -129,18 +152,21 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
         await sleep(1_000);
         continue;
       }
+      live.set(chain, family);
       const rotated: string[] = [];
       for (;;) {
-        await sleep(random.around(stepMs));
+        await sleep(pace(stepMs));
         if (!running) return;
         const roll = random();
         if (roll < odds.reuse && rotated.length) {
           const old = random.pick(rotated);
-          await untilAnswered(
+          const reuse = await untilAnswered(
             () => grant('reuse', chain, old, { grant_type: 'refresh_token', refresh_token: old }, [400]),
             4,
           );
-          await probeEnded(chain, family);
+          if (reuse.entry.status === null) live.delete(chain); // it may have ended the family
+          if (retryable(reuse)) continue; // not answered: nothing ended it (or it is noted unknown)
+          await probeEnded(chain, family, reuse.entry, 'the end of a family by a reuse');
           break;
         }
         if (roll < odds.reuse + odds.revoke) {
@@ -155,31 +181,25 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
               expect: [200],
               contractPath: '/oauth/revoke',
             });
-          if ((await untilAnswered(revoke, 20)).entry.status === 200) await probeEnded(chain, family);
+          const revoked = await untilAnswered(revoke, 20);
+          if (revoked.entry.status === 200) await probeEnded(chain, family, revoked.entry, 'a revocation');
+          else if (revoked.entry.status === null) live.delete(chain); // it may have ended the family
+          // else: cut short by the load's end, the family is still live
           break;
         }
         if (roll < odds.reuse + odds.revoke + odds.me) {
-          await send(history, {
-            op: 'me',
-            url: `${base}/me`,
-            init: bearer(family.access),
-            chain,
-            expect: [200],
-            contractPath: '/me',
-          });
+          await me(chain, family, [200]);
           continue;
         }
-        const sent = await grant('refresh', chain, family.refresh, {
-          grant_type: 'refresh_token',
-          refresh_token: family.refresh,
-        });
+        const sent = await refresh(chain, family, [200]);
         if (sent.entry.status === 200 && sent.json?.refresh_token) {
           rotated.push(family.refresh);
           family.refresh = sent.json.refresh_token;
           family.access = sent.json.access_token;
         } else if (!retryable(sent)) {
+          live.delete(chain);
           break; // refused: this family is over (the checker judges whether it should have been)
-        }
+        } else if (sent.entry.status === null) live.delete(chain); // its token may have been used
       }
     }
   };
@@ -204,7 +224,7 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
           contractPath: '/cities',
         });
       }
-      await sleep(Math.max(0, 500 - (Date.now() - started)));
+      await sleep(Math.max(0, 500 / level - (Date.now() - started)));
     }
   };
 
@@ -220,20 +240,39 @@ export function startLoad(history: History, target: LoadTarget, random: Random) 
         },
         expect: [200],
       });
-      await sleep(random.around(2_000));
+      await sleep(pace(2_000));
     }
   };
 
+  const writes = writesLoop(history, target, { running: () => running, pace });
   const done = Promise.all([
     ...target.players.map((player) => chainLoop(player)),
     clientCredentialsLoop(),
     consoleLoop(),
+    writes.done,
   ]);
   return {
-    /** Stops after the requests under way (retries are cut short). */
+    /**
+     * After a fault: every end acknowledged since `since` (a family's, a secret's, the app's
+     * suspension) is checked again, so that one the fault lost (a failover to a standby that
+     * never had it) shows as a 2xx where a refusal is due.
+     */
+    async recheck(since: number) {
+      for (const { chain, family, acknowledged } of ended.filter((each) => each.at >= since)) {
+        await me(chain, family, [401, 403], { acknowledged });
+        await refresh(chain, family, [400], { acknowledged });
+      }
+      await writes.recheck(since);
+    },
+    /** Stops after the requests under way (retries are cut short), then checks every live family once more. */
     async stop() {
       running = false;
       await done;
+      for (const [chain, family] of live) {
+        const sent = await refresh(chain, family, [200], { final: true });
+        if (sent.entry.status === 200) family.access = sent.json.access_token;
+        await me(chain, family, [200], { final: true });
+      }
     },
   };
 }

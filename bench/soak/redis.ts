@@ -19,6 +19,7 @@ import type { Random } from './random.ts';
 export type RedisMode = 'sentinel' | 'cluster';
 
 export interface SoakRedis {
+  mode: RedisMode;
   env: Record<string, string>;
   describe: string;
   /** SIGKILLs the primary (a master), waits for the failover, starts it again as a replica; says what it did. */
@@ -78,6 +79,7 @@ export async function startSoakRedis(mode: RedisMode, random: Random): Promise<S
     // replica acknowledged can be lost that way (docs/deploying.md, "WAIT is not consensus").
     const sentinel = await startRedisSentinel({ replicas: 2, downAfterMs: 3_000 });
     return {
+      mode,
       env: { REDIS_SENTINELS: sentinel.sentinels, REDIS_SENTINEL_MASTER: sentinel.masterName },
       describe: 'Redis with Sentinel (a primary, 2 replicas, 3 sentinels)',
       async killPrimary() {
@@ -107,6 +109,7 @@ export async function startSoakRedis(mode: RedisMode, random: Random): Promise<S
   const cluster = await startRedisCluster();
   const ports = cluster.nodes.split(',').map((node) => Number(node.split(':')[1]));
   return {
+    mode,
     env: { REDIS_CLUSTER_NODES: cluster.nodes },
     describe: 'Redis Cluster (3 masters, 3 replicas)',
     async killPrimary() {

@@ -1,41 +1,15 @@
-// The soak's tables (markdown): each fault's window, and per operation the span of its failed
-// requests that fault explains; the counts per operation; the availability outside every window.
-import { ruleNames, type Verdict } from './checker.ts';
+// The soak's tables (markdown): each fault's window against its bound, and per operation the span
+// of its failed requests that fault explains; the counts per operation; the availability outside
+// every window; then the verdict, each violation named by its rule with the requests that show it.
+import type { Verdict } from './checker.ts';
 import { type Entry, type FaultWindow, failed, type Operation } from './history.ts';
-
-/** How long after a fault's end a failed request is still put down to it (reconnects, caches). */
-export const settleMs = 4_000;
+import { type Attribution, overlaps, overrun } from './obligations.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 const percent = (ok: number, total: number) => (total ? `${((100 * ok) / total).toFixed(2)}%` : '-');
 
-export interface Attribution {
-  /** Failed requests by the fault they are put down to (index into faults). */
-  byFault: Map<number, Entry[]>;
-  /** Failed requests no fault explains. */
-  outside: Entry[];
-  /** Each fault's window: from its start to its end or its last failed request, whichever is later. */
-  windows: { start: number; end: number }[];
-}
-
-/** Puts each failed request down to the latest fault it overlaps (with settleMs after the fault's end). */
-export function attribute(entries: Entry[], faults: FaultWindow[]): Attribution {
-  const byFault = new Map<number, Entry[]>();
-  const outside: Entry[] = [];
-  for (const entry of entries.filter(failed)) {
-    let found = -1;
-    faults.forEach((fault, index) => {
-      if (entry.end >= fault.start && entry.start <= fault.end + settleMs) found = index;
-    });
-    if (found < 0) outside.push(entry);
-    else byFault.set(found, [...(byFault.get(found) ?? []), entry]);
-  }
-  const windows = faults.map((fault, index) => ({
-    start: fault.start,
-    end: Math.max(fault.end, ...(byFault.get(index) ?? []).map((entry) => entry.end)),
-  }));
-  return { byFault, outside, windows };
-}
+export const boundText = ({ bound }: Pick<FaultWindow, 'bound'>) =>
+  bound.ms === 0 && bound.from === 'start' ? 'nothing may fail' : `≤ ${seconds(bound.ms)} after its ${bound.from}`;
 
 function describeFailure(entry: Entry): string {
   return entry.status === null
@@ -45,8 +19,8 @@ function describeFailure(entry: Entry): string {
 
 export function faultTable(entries: Entry[], faults: FaultWindow[], attribution: Attribution): string[] {
   const lines = [
-    '| # | fault | what was done | start | end | slowest request in it | failed requests: per operation, first to last (count; answers) |',
-    '|---|---|---|---|---|---|---|',
+    '| # | fault | what was done | start | end | failing until (bound) | slowest request in it | failed requests: per operation, first to last (count; answers) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   faults.forEach((fault, index) => {
     const failures = attribution.byFault.get(index) ?? [];
@@ -66,15 +40,14 @@ export function faultTable(entries: Entry[], faults: FaultWindow[], attribution:
         null,
       );
     const slow = slowest ? `${slowest.op} ${seconds(slowest.end - slowest.start)}` : '-';
+    const past = overrun(fault, failures);
+    const until = `${past === null ? 'nothing failed' : `${seconds(past)} after its ${fault.bound.from}`} (${boundText(fault)})`;
     lines.push(
-      `| ${index + 1} | ${fault.name} | ${fault.detail} | ${seconds(fault.start)} | ${seconds(fault.end)} | ${slow} | ${perOp.join('<br>') || 'none'} |`,
+      `| ${index + 1} | ${fault.name} | ${fault.detail} | ${seconds(fault.start)} | ${seconds(fault.end)} | ${until} | ${slow} | ${perOp.join('<br>') || 'none'} |`,
     );
   });
   return lines;
 }
-
-const overlaps = (entry: Entry, window: { start: number; end: number }) =>
-  entry.end >= window.start && entry.start <= window.end;
 
 export function operationTable(entries: Entry[], attribution: Attribution): string[] {
   const ops = [...new Set(entries.map((entry) => entry.op))] as Operation[];
@@ -101,25 +74,32 @@ export function operationTable(entries: Entry[], attribution: Attribution): stri
   return lines;
 }
 
-/** A request as a line of an excerpt: no token, only a short fingerprint of what was presented. */
-export function excerptLine(entry: Entry, fingerprint: (token: string) => string): string {
-  const presented = entry.presented ? ` presented ${fingerprint(entry.presented)}` : '';
-  const received = entry.received?.refresh ? ` received ${fingerprint(entry.received.refresh)}` : '';
+/** A request as a line of an excerpt (the history holds fingerprints, never tokens). */
+export function excerptLine(entry: Entry): string {
+  const presented = entry.presented ? ` presented ${entry.presented.slice(0, 8)}` : '';
+  const received = entry.received?.refresh ? ` received ${entry.received.refresh.slice(0, 8)}` : '';
   const answer = entry.status === null ? `no answer (${entry.error})` : `${entry.status} ${entry.error ?? ''}`.trim();
   const requestId = entry.requestId ? ` [${entry.requestId}]` : '';
   return `    #${entry.seq} ${seconds(entry.start)}–${seconds(entry.end)} ${entry.op}${presented} → ${answer}${received}${requestId}`;
 }
 
-export function verdictLines(verdict: Verdict, fingerprint: (token: string) => string): string[] {
+/** The verdict; its last line is PASS, or FAIL with the count of violations by rule. */
+export function verdictLines(verdict: Verdict): string[] {
   const lines: string[] = [];
   for (const unknown of verdict.unknowns) {
     lines.push(`unknown outcome (not a failure): ${unknown.message}`);
-    lines.push(...unknown.excerpt.slice(-6).map((entry) => excerptLine(entry, fingerprint)));
+    lines.push(...unknown.excerpt.slice(-6).map((entry) => excerptLine(entry)));
   }
-  lines.push(verdict.violations.length ? `FAIL: ${verdict.violations.length} violation(s)` : 'PASS: no violation');
-  for (const violation of verdict.violations) {
-    lines.push(`  rule ${violation.rule} (${ruleNames[violation.rule]}): ${violation.message}`);
-    lines.push(...violation.excerpt.slice(-8).map((entry) => excerptLine(entry, fingerprint)));
+  const byRule = Map.groupBy(verdict.violations, (violation) => violation.rule);
+  for (const [rule, violations] of byRule) {
+    // The first few of each rule in full: a broken rule is usually broken many times alike.
+    for (const violation of violations.slice(0, 5)) {
+      lines.push(`violation: ${rule}: ${violation.message}`);
+      lines.push(...violation.excerpt.slice(-8).map((entry) => excerptLine(entry)));
+    }
+    if (violations.length > 5) lines.push(`violation: ${rule}: ${violations.length - 5} more`);
   }
+  const counts = [...byRule].map(([rule, violations]) => `${rule} ×${violations.length}`);
+  lines.push(verdict.violations.length ? `FAIL: ${counts.join('; ')}` : 'PASS: no violation');
   return lines;
 }
