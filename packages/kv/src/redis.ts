@@ -84,6 +84,11 @@ export function redisStore(
   const bySlot = (keys: string[]) => groupBySlot(keys, sent, cluster ? prefix : null);
   // WAIT answers within this, inside the command bound, with however many replicas it saw.
   const waitMs = Math.max(10, Math.floor(timeoutMs / 2));
+  const redirected = (cause: unknown) => cluster && /^(MOVED|ASK) /.test(String((cause as Error)?.message));
+  const refreshedSlots = () =>
+    Promise.all(
+      durablePool.map((client) => new Promise<unknown>((resolve) => (client as Cluster).refreshSlotsCache(resolve))),
+    );
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -123,7 +128,14 @@ export function redisStore(
     increment: (key, { durable = false } = {}) =>
       guard(async () => {
         if (!durable || waitReplicas === 0) return redis.incr(sent(key));
-        const [count] = await onReplicas(durableWrites().pipeline().incr(sent(key)), waitReplicas, waitMs);
+        const write = () => onReplicas(durableWrites().pipeline().incr(sent(key)), waitReplicas, waitMs);
+        // A write answered MOVED or ASK did not run: with the slots' map refreshed it is sent once
+        // more, so the first bump after a failover (an idle process's map is the old one) is not a 503.
+        const [count] = await write().catch(async (cause: unknown) => {
+          if (!redirected(cause)) throw cause;
+          await refreshedSlots();
+          return write();
+        });
         return Number(count);
       }),
     addToCounters: (counts, ttl) =>

@@ -124,6 +124,33 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
     assert.equal(swaps.filter(Boolean).length, 1);
     assert.deepEqual(await store.getMany(['family:{g9}']), [`{"id":"t${swaps.indexOf(true) + 1}"}`]);
   });
+
+  test('the first durable increment after a failover it did not see is served, not refused MOVED', async () => {
+    const key = `app-version:{moved-${randomUUID()}}`;
+    assert.equal(await store.increment(key, { durable: true }), 1);
+    // The key's master hands its slots to its replica (CLUSTER FAILOVER): the store's map of the
+    // slots still names the old master, which now answers MOVED.
+    const slot = calculateSlot(`${prefix}${key}`);
+    const [anyMaster] = await cluster.masters();
+    const nodes = (await redisCli(anyMaster as number, 'CLUSTER', 'NODES')).split('\n').map((line) => line.split(' '));
+    const owner = nodes.find(
+      ([, , flags, , , , , , ...ranges]) =>
+        flags?.includes('master') &&
+        ranges.some((range) => {
+          const [from, to = from] = range.split('-').map(Number);
+          return slot >= (from as number) && slot <= (to as number);
+        }),
+    );
+    const replica = nodes.find(([, , flags, masterId]) => flags?.includes('slave') && masterId === owner?.[0]);
+    const portOf = (node?: string[]) => Number(node?.[1]?.split('@')[0]?.split(':')[1]);
+    await redisCli(portOf(replica), 'CLUSTER', 'FAILOVER');
+    await pollUntil(
+      'the replica promoted',
+      async () => /^master/.test(await redisCli(portOf(replica), 'ROLE')),
+      10_000,
+    );
+    assert.equal(await store.increment(key, { durable: true }), 2);
+  });
 });
 
 /** A Sentinel group of its own for a describe, and a store on it that waits for one replica. */
