@@ -45,6 +45,22 @@ const consumedKey = (key: string) => `${key}:consumed`;
  * that makes the mark this call's own, so that taking back a failed claim never takes another's.
  */
 export const usedMark = () => `${Math.floor(Date.now() / 1000)}.${randomInt(1e9)}`;
+
+/**
+ * How long a code or refresh token found used is looked at again before it counts as a replay. A
+ * redemption or rotation answered 503 because Redis failed under it is taken back by its process
+ * (packages/kv/src/single-use.ts) as soon as that process reaches Redis again; after a failover the
+ * client's retry, through another connection or process, can arrive first. Only a code or token
+ * used just now (its mark, or a rotation by one step) waits: a replay is refused as before, later.
+ */
+export const undoGraceMs = 2_000;
+
+/** Sleeps a moment and says true while `waitUntil` has not passed: look again. */
+export async function pendingUndoMayLand(waitUntil: number): Promise<boolean> {
+  if (Date.now() >= waitUntil) return false;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return true;
+}
 const grantKey = (grantId: string) => `oidc:grant:${hashTag(grantId)}`;
 
 /** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
@@ -169,7 +185,10 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writ
 
     async find(id: string): Promise<Payload | undefined> {
       if (!issuable(id)) return undefined;
-      const found = await this.#load(id);
+      const waitUntil = Date.now() + undoGraceMs;
+      let found = await this.#load(id);
+      // A mark a request answered 503 made is taken back by its process (undoGraceMs says why).
+      while (found?.consumed && (await pendingUndoMayLand(waitUntil))) found = await this.#load(id);
       if (!found) return undefined;
       if (!found.consumed) return found.payload;
       // A used code presented again revokes its grant whatever else is wrong with the request

@@ -24,7 +24,7 @@
 import { randomBase64url } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
-import { type Payload, type StoreFamilies, usedMark } from './adapter.ts';
+import { type Payload, pendingUndoMayLand, type StoreFamilies, undoGraceMs, usedMark } from './adapter.ts';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
 import { currentFacts, deferToAnswer } from './token-request.ts';
 
@@ -134,25 +134,34 @@ export function refreshTokenAdapter(
     async find(id: string): Promise<Payload | undefined> {
       const token = parse(id);
       if (!token) return undefined;
-      // Its consumed marker may be named in either format, as the process that claimed it writes.
-      const [record, hashedMark, clearMark] = await store.getMany([
-        familyKey(token.grantId),
-        consumedKey(token, 'hashed'),
-        consumedKey(token, 'clear'),
-      ]);
-      if (!record) return undefined;
-      const consumed = hashedMark ?? clearMark;
-      const current = JSON.parse(record) as FamilyRecord;
-      // The provider needs the token's jti, which is not stored (a record in the clear has it already).
-      if (current.id === token.names.hashed || current.id === id) {
-        noteFormat(id, current.id === id ? 'clear' : 'hashed');
-        const payload = { ...current.payload, jti: id };
-        return consumed ? { ...payload, consumed: Number(consumed) } : payload;
+      const waitUntil = Date.now() + undoGraceMs;
+      for (;;) {
+        // Its consumed marker may be named in either format, as the process that claimed it writes.
+        const [record, hashedMark, clearMark] = await store.getMany([
+          familyKey(token.grantId),
+          consumedKey(token, 'hashed'),
+          consumedKey(token, 'clear'),
+        ]);
+        if (!record) return undefined;
+        const consumed = hashedMark ?? clearMark;
+        const current = JSON.parse(record) as FamilyRecord;
+        const isCurrent = current.id === token.names.hashed || current.id === id;
+        // A later one never existed.
+        if (!isCurrent && token.rotation >= rotationOf(current.id)) return undefined;
+        // Used, or rotated by one step: perhaps by a request answered 503 whose write is taken back
+        // once its process reaches Redis again, which after a failover may be a moment after this
+        // retry. Given that moment (pendingUndoMayLand), the retry finds its token as it was.
+        const justUsed = isCurrent ? Boolean(consumed) : token.rotation + 1 === rotationOf(current.id);
+        if (justUsed && (await pendingUndoMayLand(waitUntil))) continue;
+        if (isCurrent) {
+          // The provider needs the token's jti, which is not stored (a record in the clear has it already).
+          noteFormat(id, current.id === id ? 'clear' : 'hashed');
+          const payload = { ...current.payload, jti: id };
+          return consumed ? { ...payload, consumed: Number(consumed) } : payload;
+        }
+        // An earlier token of this family: it was rotated, so it is consumed, and presenting it is a replay.
+        return { ...current.payload, jti: id, consumed: Math.floor(Date.now() / 1000) };
       }
-      // An earlier token of this family: it was rotated, so it is consumed, and presenting it is a
-      // replay. A later one never existed.
-      if (token.rotation >= rotationOf(current.id)) return undefined;
-      return { ...current.payload, jti: id, consumed: Math.floor(Date.now() / 1000) };
     },
 
     async consume(id: string): Promise<void> {

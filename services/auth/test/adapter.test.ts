@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { memoryStore } from '@devplat/kv';
-import { storeAdapter, storeFamilies } from '../src/adapter.ts';
+import { storeAdapter, storeFamilies, undoGraceMs } from '../src/adapter.ts';
 
 function setup() {
   const store = memoryStore();
@@ -71,5 +71,38 @@ describe('storage adapter', () => {
     assert.equal(await codes.find('sva_3'), undefined);
     assert.equal(await grants.find('g3'), undefined);
     assert.deepEqual(revoked, ['g3']);
+  });
+
+  test("a code's use taken back a moment after the retry arrived (a 503'd redemption): the retry may redeem it", async () => {
+    const inner = memoryStore();
+    const claims: string[] = [];
+    const store = {
+      ...inner,
+      putIfAbsent: (...args: Parameters<typeof inner.putIfAbsent>) => {
+        claims.push(args[0]);
+        return inner.putIfAbsent(...args);
+      },
+    };
+    const revoked: string[] = [];
+    const Adapter = storeAdapter(
+      store,
+      storeFamilies(store, { grantRevoked: async (grantId) => void revoked.push(grantId) }),
+    );
+    const codes = new Adapter('AuthorizationCode');
+    await codes.upsert('sva_5', { jti: 'sva_5', grantId: 'g5' }, 120);
+    await codes.consume('sva_5'); // the redemption whose answer was lost: its process takes the mark back
+    setTimeout(() => void inner.delete(claims), 300);
+    assert.equal((await codes.find('sva_5'))?.consumed, undefined, 'found unused once its mark is gone');
+    assert.deepEqual(revoked, []);
+  });
+
+  test('a code used just now and not taken back is a replay, answered once the grace is over', async () => {
+    const { codes, revoked } = setup();
+    await codes.upsert('sva_6', { jti: 'sva_6', grantId: 'g6' }, 120);
+    await codes.consume('sva_6');
+    const started = Date.now();
+    assert.ok((await codes.find('sva_6'))?.consumed);
+    assert.ok(Date.now() - started >= undoGraceMs - 100, 'looked at again for the grace first');
+    assert.deepEqual(revoked, ['g6']);
   });
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { memoryStore } from '@devplat/kv';
-import { storeFamilies } from '../src/adapter.ts';
+import { storeFamilies, undoGraceMs } from '../src/adapter.ts';
 import { refreshTokenAdapter, refreshTokenId } from '../src/refresh-token-adapter.ts';
 
 function setup() {
@@ -61,5 +61,49 @@ describe('refresh tokens, one record per family', () => {
     assert.deepEqual(revoked, ['g4']);
     assert.equal(await tokens.find(token), undefined);
     assert.deepEqual(await store.members('oidc:grant:{g4}'), []);
+  });
+
+  test("a rotation taken back a moment after the retry arrived (a 503'd refresh): the retry finds its token current", async () => {
+    const store = memoryStore();
+    const claims: string[] = [];
+    const recorded = {
+      ...store,
+      putIfAbsent: (...args: Parameters<typeof store.putIfAbsent>) => {
+        claims.push(args[0]);
+        return store.putIfAbsent(...args);
+      },
+    };
+    const revoked: string[] = [];
+    const tokens = refreshTokenAdapter(
+      recorded,
+      storeFamilies(recorded, { grantRevoked: async (grantId) => void revoked.push(grantId) }),
+    );
+    const first = refreshTokenId('g7');
+    await tokens.upsert(first, { jti: first, grantId: 'g7', scope: 'city.public.read' }, 60);
+    const [before] = await store.getMany(['oidc:RefreshToken:{g7}']);
+    await rotate(tokens, 'g7', first, 1); // applied, but its answer was lost: its process takes it back
+    // As the swap's undo does: the record as it was, the presented token's mark gone.
+    setTimeout(async () => {
+      await store.put('oidc:RefreshToken:{g7}', before as string, 60);
+      await store.delete(claims);
+    }, 300);
+    const found = await tokens.find(first);
+    assert.equal(found?.jti, first);
+    assert.equal(found?.consumed, undefined, 'current again, not a replay');
+    assert.deepEqual(revoked, []);
+  });
+
+  test('a token rotated one step and not taken back is a replay, answered once the grace is over', async () => {
+    const { tokens } = setup();
+    const first = refreshTokenId('g8');
+    await tokens.upsert(first, { jti: first, grantId: 'g8' }, 60);
+    const second = await rotate(tokens, 'g8', first, 1);
+    await rotate(tokens, 'g8', second, 2);
+    let started = Date.now();
+    assert.ok((await tokens.find(first))?.consumed, 'two steps back: a replay at once');
+    assert.ok(Date.now() - started < undoGraceMs / 2);
+    started = Date.now();
+    assert.ok((await tokens.find(second))?.consumed, 'one step back: a replay after the grace');
+    assert.ok(Date.now() - started >= undoGraceMs - 100);
   });
 });
