@@ -16,7 +16,7 @@ const header = `# GENERATED from infra/prometheus/alerts.yaml by \`node infra/pr
 # edit that file, then run the command (test/infra/prometheus-rules.test.ts fails while they differ).
 # The platform's alerts for the Prometheus Operator, beside the ServiceMonitor that scrapes the
 # metrics they read; the Prometheus's ruleSelector must select it, as its serviceMonitorSelector
-# does the ServiceMonitor. README → Operating → Alerts.
+# does the ServiceMonitor. docs/operating.md, "Alerts".
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
 metadata:

@@ -295,7 +295,7 @@ describe('replicas share their secrets', { skip }, () => {
       assert.equal(run.status, 78, `auth without ${variable}: ${run.stderr}`);
       assert.equal(
         run.stderr.trim(),
-        `configuration error: ${variable} is required whenever REDIS_URL is set: processes that share state must share their secrets (README → Operating says how to make them)`,
+        `configuration error: ${variable} is required whenever REDIS_URL is set: processes that share state must share their secrets (docs/operating.md, "Replicas share their secrets", says how to make them)`,
       );
     }
     const withoutSecrets = { SIGNING_KEYS: '', PAIRWISE_SECRET: '', COOKIE_KEYS: '' };

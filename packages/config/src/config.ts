@@ -438,7 +438,7 @@ function secretSettings(env: Env, production: boolean, shared: boolean, required
     if (shared) {
       throw new ConfigError(
         names[key],
-        'is required whenever REDIS_URL is set: processes that share state must share their secrets (README → Operating says how to make them)',
+        'is required whenever REDIS_URL is set: processes that share state must share their secrets (docs/operating.md, "Replicas share their secrets", says how to make them)',
       );
     }
   }
