@@ -18,7 +18,7 @@ import { minimums, type SoakOptions, soakOptions, usage } from './soak/options.t
 import { type SoakPlatform, startSoakPlatform } from './soak/platform.ts';
 import { seeded } from './soak/random.ts';
 import { watchRoles } from './soak/redis.ts';
-import { boundText, faultTable, operationTable, verdictLines } from './soak/report.ts';
+import { faultTable, kindTable, operationTable, verdictLines } from './soak/report.ts';
 import { consentDeliveries } from './soak/webhooks.ts';
 
 let options: SoakOptions;
@@ -45,6 +45,13 @@ try {
   process.exit(1);
 }
 process.on('exit', () => platform.topology.kill());
+// Stopped early (Ctrl-C): everything it started goes too (Redis, PostgreSQL servers, their files).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`${signal}: stopping the soak's platform…\n`);
+    void platform.stop().finally(() => process.exit(130));
+  });
+}
 let crashed: string | null = null;
 void platform.topology.crashed.then((how) => {
   crashed = how;
@@ -124,11 +131,15 @@ say();
 for (const line of faultTable(history.entries, history.faults, attribution)) say(line);
 if (schedule.skipped.length) say(`\nnot run (no time left in the first cycle): ${schedule.skipped.join('; ')}`);
 say();
-say(`bounds: ${kinds.map((kind) => `${kind.name} ${boundText(kind)}`).join('; ')}`);
-const perKind = kinds.map(
-  (kind) => `${kind.name} ×${history.faults.filter((fault) => fault.name === kind.name && !fault.failed).length}`,
-);
-say(`injected: ${perKind.join('; ')}`);
+say();
+say('## Each kind of fault against its bound');
+say();
+for (const line of kindTable(
+  kinds.map((kind) => kind.name),
+  history.faults,
+  attribution,
+))
+  say(line);
 say();
 const rate = (history.entries.length / (loadEnded / 1000)).toFixed(1);
 say(

@@ -12,8 +12,10 @@ const nothingFails: Bound = { from: 'start', ms: 0 };
 
 export function faultBounds(redis: RedisMode): Record<string, Bound> {
   return {
-    // Sentinel: down-after (3 s) and the election; Cluster: the node timeout (2 s), the vote and the clients' slot refresh.
-    'Redis primary SIGKILL, back as a replica': { from: 'start', ms: redis === 'sentinel' ? 6_000 : 8_000 },
+    // Sentinel: down-after (3 s), the election, and a replica linked to the new primary again (the
+    // platform's writes wait for one replica's acknowledgement); Cluster: the node timeout (2 s),
+    // the vote and the clients' slot refresh.
+    'Redis primary SIGKILL, back as a replica': { from: 'start', ms: redis === 'sentinel' ? 7_000 : 8_000 },
     'SIGKILL a auth replica': nothingFails,
     'SIGKILL a api replica': nothingFails,
     'SIGKILL a worker replica': nothingFails,
@@ -31,6 +33,6 @@ export function faultBounds(redis: RedisMode): Record<string, Bound> {
     'signing-key rotation': nothingFails,
     'rolling restart': nothingFails,
     // A failover nobody asked for (Sentinel's own, on a busy machine): as the primary's death.
-    'observed: Redis roles changed, unplanned': { from: 'start', ms: redis === 'sentinel' ? 6_000 : 8_000 },
+    'observed: Redis roles changed, unplanned': { from: 'start', ms: redis === 'sentinel' ? 7_000 : 8_000 },
   };
 }

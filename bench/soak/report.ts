@@ -49,6 +49,38 @@ export function faultTable(entries: Entry[], faults: FaultWindow[], attribution:
   return lines;
 }
 
+/** Per fault kind: how often, its bound, the longest it cost, and its failed requests by operation. */
+export function kindTable(kinds: string[], faults: FaultWindow[], attribution: Attribution): string[] {
+  const lines = [
+    '| fault | times | bound | longest: failing until | failed requests by operation (answers) |',
+    '|---|---|---|---|---|',
+  ];
+  const observed = [...new Set(faults.filter((fault) => fault.observed).map((fault) => fault.name))];
+  for (const kind of [...kinds, ...observed]) {
+    const indexes = faults.flatMap((fault, index) => (fault.name === kind ? [index] : []));
+    const first = faults[indexes[0] ?? -1];
+    if (!first) {
+      lines.push(`| ${kind} | 0 | - | - | - |`);
+      continue;
+    }
+    const overruns = indexes.map((index) =>
+      overrun(faults[index] as FaultWindow, attribution.byFault.get(index) ?? []),
+    );
+    const longest = Math.max(...overruns.map((each) => each ?? Number.NEGATIVE_INFINITY));
+    const failures = indexes.flatMap((index) => attribution.byFault.get(index) ?? []);
+    const perOp = Map.groupBy(failures, (entry) => entry.op);
+    const ops = [...perOp]
+      .toSorted((a, b) => b[1].length - a[1].length)
+      .map(([op, mine]) => `${op} ${mine.length}`)
+      .join(', ');
+    const answers = [...new Set(failures.map(describeFailure))].join(', ');
+    lines.push(
+      `| ${kind} | ${indexes.length} | ${boundText(first)} | ${Number.isFinite(longest) ? `${seconds(Math.max(0, longest))} after its ${first.bound.from}` : 'nothing failed'} | ${ops ? `${ops} (${answers})` : 'none'} |`,
+    );
+  }
+  return lines;
+}
+
 export function operationTable(entries: Entry[], attribution: Attribution): string[] {
   const ops = [...new Set(entries.map((entry) => entry.op))] as Operation[];
   const lines = [
