@@ -3,6 +3,7 @@
 // command either finishes (exit 0) or throws; main.ts turns what it throws into one line on stderr
 // and the exit code of sysexits.h (a domain Refusal's through refusals.ts; a UsageError is 64).
 import { type CommandSpec, type OptionSpec, UsageError } from '@devplat/command-line';
+import { maxReasonLength, operatorReason, type ReasonFault } from '@devplat/domain/audit';
 
 export type { OptionSpec };
 
@@ -69,13 +70,20 @@ function operatorName(invocation: Invocation): string {
   return name;
 }
 
-/** --reason, recorded in the audit record's details; null when not given. */
+/** --reason, recorded in the audit record's details; null when not given (the audit room's rule). */
 function reasonText(invocation: Invocation): string | null {
   const reason = invocation.options.reason;
-  if (typeof reason !== 'string' || reason.trim() === '') return null;
-  if (reason.length > 1000) throw usageError('--reason must be at most 1000 characters');
-  return reason.trim();
+  if (typeof reason !== 'string') return null;
+  const read = operatorReason(reason);
+  if ('reason' in read) return read.reason;
+  throw usageError(reasonRefusals[read.fault]);
 }
+
+const reasonRefusals: Record<ReasonFault, string> = {
+  'too long': `--reason must be at most ${maxReasonLength} characters`,
+  'control character': '--reason may hold no control character but tabs and line breaks',
+  'not storable': '--reason may hold no lone surrogate',
+};
 
 /** An audited change's run: the invocation, who acts (for the audit record) and why. */
 export interface AuditedRun {

@@ -24,4 +24,5 @@ export {
   exportAudit,
   queryAudit,
 } from './query.ts';
+export { maxReasonLength, operatorReason, type ReasonFault } from './reason.ts';
 export { type Actor, type AuditTarget, type Operator, recordAudit } from './store.ts';

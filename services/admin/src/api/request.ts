@@ -1,6 +1,6 @@
 // What the admin API reads of a request once the admin API's document has checked it
 // (request-checks.ts): the reason of a change, and a listing's page and filters. None echoes a value.
-import { storableText } from '@devplat/db';
+import { maxReasonLength, operatorReason, type ReasonFault } from '@devplat/domain/audit';
 import { refuse } from '@devplat/domain/refusal';
 import { requestBody } from '@devplat/http';
 import type { Context } from 'koa';
@@ -9,14 +9,16 @@ import type { Context } from 'koa';
 export function readReason(ctx: Context): string | null {
   const { reason } = requestBody(ctx);
   if (typeof reason !== 'string') return null;
-  if (reason.length > 1_000) refuse('INVALID_INPUT', 'reason must be at most 1000 characters.');
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(reason)) {
-    refuse('INVALID_INPUT', 'reason may hold no control character but tabs and line breaks.');
-  }
-  if (!storableText(reason)) refuse('INVALID_INPUT', 'reason may hold no lone surrogate.');
-  return reason.trim() === '' ? null : reason.trim();
+  const read = operatorReason(reason);
+  if ('reason' in read) return read.reason;
+  return refuse('INVALID_INPUT', refusals[read.fault]);
 }
+
+const refusals: Record<ReasonFault, string> = {
+  'too long': `reason must be at most ${maxReasonLength} characters.`,
+  'control character': 'reason may hold no control character but tabs and line breaks.',
+  'not storable': 'reason may hold no lone surrogate.',
+};
 
 /** A query parameter as given (the document's check lets each through at most once). */
 export const queryText = (ctx: Context, name: string): string | undefined => ctx.query[name] as string | undefined;
