@@ -10,3 +10,16 @@ export function notCanonical(value: string, parsed: URL): string | null {
   if (!/^[a-z][a-z\d+.-]*:\/\/[^/?#]/i.test(value)) return 'must name a host';
   return `must be written exactly as ${parsed.href}`;
 }
+
+/** Contract rule 8: the hosts on which a redirect URI may use http (on any port). */
+export const loopbackRedirectHosts: readonly string[] = ['127.0.0.1', '[::1]', 'localhost'];
+
+/** http on a host of rule 8 (loopbackRedirectHosts). The CLI runs it too, on Node 20: no URL.parse. */
+export function isLoopbackHttp(uri: string): boolean {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'http:' && loopbackRedirectHosts.includes(url.hostname);
+  } catch {
+    return false;
+  }
+}

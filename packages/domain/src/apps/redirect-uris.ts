@@ -1,6 +1,4 @@
-import { limits, notCanonical } from '@devplat/contract';
-
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+import { limits, loopbackRedirectHosts, notCanonical } from '@devplat/contract';
 
 /** True when a redirect URI is on one of the platform's cookie hosts (see redirectUriProblem). */
 export function onReservedHost(uri: string, reservedHosts: readonly string[]): boolean {
@@ -24,7 +22,7 @@ function redirectUriProblem(uri: string, reservedHosts: readonly string[]): stri
   if (uri.includes('#')) return 'must not carry a fragment';
   if (url.username || url.password) return 'must not carry credentials';
   if (uri.includes('*')) return 'must not contain a wildcard';
-  if (url.protocol === 'http:' && !loopbackHosts.has(url.hostname)) {
+  if (url.protocol === 'http:' && !loopbackRedirectHosts.includes(url.hostname)) {
     return 'may use http only on 127.0.0.1, [::1] or localhost';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http on a loopback host)';
