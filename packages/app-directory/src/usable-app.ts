@@ -1,7 +1,15 @@
 // The per-request read: the app a request names, if it may still get tokens. The token endpoint
 // reads it through the directory's cache (directory.ts), the consent screen directly.
 import { appScopes, type Scope } from '@devplat/contract';
-import { type App, type PrismaClient, storableText } from '@devplat/db';
+import { type App, Prisma, type PrismaClient, storableText } from '@devplat/db';
+
+/**
+ * Whether an app may still get and use tokens, as SQL over the app (`a`) and its account (`acc`):
+ * an active sandbox app of an active full account. The token endpoint's read (below) and the api's
+ * liveness statement (services/api/src/liveness.ts) both say it with this.
+ */
+export const usableAppCondition =
+  "a.status = 'active' AND a.environment = 'sandbox' AND acc.status = 'active' AND acc.kind = 'full'";
 
 export type UsableApp = App & { secrets: { id: string; hash: string }[] };
 
@@ -36,8 +44,7 @@ export async function findUsableApp(prisma: PrismaClient, clientId: string): Pro
            coalesce((SELECT json_agg(json_build_object('id', s.id::text, 'hash', s.hash))
                        FROM client_secrets s WHERE s.app_id = a.id AND s.status = 'active'), '[]'::json) AS secrets
       FROM apps a JOIN accounts acc ON acc.id = a.account_id
-     WHERE a.client_id = ${clientId} AND a.status = 'active' AND a.environment = 'sandbox'
-       AND acc.status = 'active' AND acc.kind = 'full'`;
+     WHERE a.client_id = ${clientId} AND ${Prisma.raw(usableAppCondition)}`;
   if (!row) return null;
   return {
     id: row.id,

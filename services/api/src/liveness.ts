@@ -9,6 +9,7 @@
 // share its row. A revocation committed before a call is still seen by that call. A statement
 // PostgreSQL does not answer within the query's bound (DATABASE_TIMEOUT_MS) fails its calls as a
 // dependency failure and holds back none of the calls after it.
+import { usableAppCondition } from '@devplat/app-directory';
 import { groupCommit, isUuid, type Query } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type Metrics, observedBatch } from '@devplat/metrics';
@@ -32,8 +33,7 @@ export interface TokenProfile {
 const livenessAndProfileStatement = `
   SELECT t.i,
     EXISTS (SELECT 1 FROM apps a JOIN accounts acc ON acc.id = a.account_id
-             WHERE a.client_id = t.client_id AND a.status = 'active' AND a.environment = 'sandbox'
-               AND acc.status = 'active' AND acc.kind = 'full') AS app_live,
+             WHERE a.client_id = t.client_id AND ${usableAppCondition}) AS app_live,
     EXISTS (SELECT 1 FROM client_secrets s JOIN apps a ON a.id = s.app_id
              WHERE s.id = t.secret_id AND a.client_id = t.client_id AND s.status = 'active') AS secret_live,
     NOT EXISTS (SELECT 1 FROM revoked_tokens r WHERE r.jti = t.jti) AS token_live,
