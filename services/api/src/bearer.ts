@@ -2,7 +2,7 @@
 // audience and environment, verified against the auth service's JWKS (fetched remotely, cached,
 // refetched on an unknown kid with a cooldown). A verified token is remembered by its exact bytes
 // until it expires; liveness is still checked on every call (liveness.ts).
-import type { Config } from '@devplat/config';
+import { accessTokenChecks, type Config } from '@devplat/config';
 import { isUuid } from '@devplat/db';
 import { DependencyUnavailableError } from '@devplat/errors';
 import { ProblemError } from '@devplat/http';
@@ -65,10 +65,7 @@ export function tokenVerifier(config: Config, keys: JWTVerifyGetKey): TokenVerif
       let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
       try {
         ({ payload } = await jwtVerify(token, keys, {
-          algorithms: ['EdDSA'],
-          typ: 'at+jwt',
-          issuer: config.baseUrl.href,
-          audience: config.baseUrl.href,
+          ...accessTokenChecks(config.baseUrl),
           requiredClaims: ['exp', 'iat', 'jti', 'sub'],
         }));
       } catch (error) {

@@ -2,7 +2,7 @@
 // provider authenticates the client and refuses the token (unsupported_token_type), and the answer
 // boundary (provider-answers.ts) hands it here. An app token goes on the revoked list until it
 // expires; a user token ends its consent. Unknown, garbage and foreign tokens are left alone.
-import type { Config, Secrets } from '@devplat/config';
+import { accessTokenChecks, type Config, type Secrets } from '@devplat/config';
 import type { PrismaClient } from '@devplat/db';
 import { recordRevokedToken } from '@devplat/domain/revocations';
 import { createLocalJWKSet, jwtVerify } from 'jose';
@@ -20,12 +20,7 @@ export function revokeJwtAccessTokens(
   return async (clientId, token) => {
     let payload: Awaited<ReturnType<typeof jwtVerify>>['payload'];
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        algorithms: ['EdDSA'],
-        typ: 'at+jwt',
-        issuer: config.baseUrl.href,
-        audience: config.baseUrl.href,
-      }));
+      ({ payload } = await jwtVerify(token, keys, accessTokenChecks(config.baseUrl)));
     } catch {
       return; // not one of ours, or already expired: nothing to revoke
     }
