@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory } from '@devplat/app-directory';
-import { reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { adminCall, operatorTokensFile } from '@devplat/test/admin-api';
 import { consoleCall, type Developer, registerDeveloper, signInToWeb } from '@devplat/test/console-api';
 import { realPostgresUrl } from '@devplat/test/database';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory } from '@devplat/app-directory';
 import { generateSigningKey } from '@devplat/config';
-import { suspendAccount } from '@devplat/domain/accounts';
+import { suspendAccount } from '@devplat/domain/workflows';
 import { disableApp, revokeSecret } from '@devplat/domain/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { appDirectory } from '@devplat/app-directory';
 import { generateSigningKey } from '@devplat/config';
-import { suspendAccount } from '@devplat/domain/accounts';
+import { suspendAccount } from '@devplat/domain/workflows';
 import { addSecret, disableApp, revokeSecret } from '@devplat/domain/apps';
 import { createTestApp } from '@devplat/test/apps';
 import { assertProblem, call } from '@devplat/test/http';

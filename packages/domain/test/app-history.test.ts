@@ -21,7 +21,8 @@ import {
 } from '../src/apps/index.ts';
 import { appHistory, queryAudit } from '../src/audit/index.ts';
 import { endAppConsents, endConsentByOperator, endPlayerConsents, grantConsent } from '../src/consents/index.ts';
-import { replayDelivery, sendTestWebhook } from '../src/events/index.ts';
+import { replayDelivery } from '../src/events/index.ts';
+import { sendTestWebhook } from '../src/workflows/index.ts';
 import { Refusal } from '../src/refusal.ts';
 
 const pairwiseSecret = 'p'.repeat(32);

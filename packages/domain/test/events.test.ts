@@ -5,7 +5,8 @@ import { idFormats } from '@devplat/contract';
 import { Refusal } from '@devplat/domain/refusal';
 import { createTestApp } from '@devplat/test/apps';
 import { createTestDatabase, type TestDatabase } from '@devplat/test/database';
-import { listDeliveries, replayDelivery, sendTestWebhook } from '../src/events/index.ts';
+import { listDeliveries, replayDelivery } from '../src/events/index.ts';
+import { sendTestWebhook } from '../src/workflows/index.ts';
 
 let database: TestDatabase;
 before(async () => {

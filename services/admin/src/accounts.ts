@@ -2,7 +2,8 @@
 // again. The accounts room (@devplat/domain/accounts) makes the change, bumps every process's app
 // directory before and after it, and writes the audit record in the same transaction, only when
 // something changed, so a second run changes nothing and records nothing.
-import { accountWithEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { accountWithEmail } from '@devplat/domain/accounts';
+import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { appCountOfAccount } from '@devplat/domain/apps';
 import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';

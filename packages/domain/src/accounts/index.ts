@@ -1,5 +1,5 @@
-// The accounts room: what can be done to developer accounts (register, suspend, reactivate) and
-// what may be read of them. Only store.ts touches the accounts table.
+// The accounts room: what can be done to developer accounts (register; a suspension, which reaches
+// their apps, is a workflow) and what may be read of them. Only store.ts touches the accounts table.
 export {
   authenticateDeveloper,
   type DeveloperAccounts,
@@ -11,7 +11,7 @@ export {
   registerDeveloper,
   usableAccount,
 } from './developers.ts';
-export { type NewAccount, reactivateAccount, registerAccount, suspendAccount } from './operations.ts';
+export { type NewAccount, registerAccount } from './operations.ts';
 export { accountNamed, accountWithEmail } from './operators.ts';
 export { type AccountSearch, searchAccounts } from './search.ts';
 export {

@@ -11,7 +11,7 @@ import { isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
 import type { Actor } from '../audit/store.ts';
 import { activeConsentCount, consentActivity } from '../consents/store.ts';
 import type { Db } from '../db.ts';
-import { listDeliveries } from '../events/operations.ts';
+import { listDeliveries } from '../events/deliveries.ts';
 import { deliveriesPerDay } from '../events/store.ts';
 import { type JsonBody, refuseInput, requiredText, stringList } from '../input.ts';
 import { refuse } from '../refusal.ts';

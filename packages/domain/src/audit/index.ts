@@ -4,16 +4,6 @@
 
 export { type Page, pageLimits } from '../paging.ts';
 export {
-  type AccountHistoryPage,
-  type AppHistoryPage,
-  type DeveloperHistoryPage,
-  developerHistories,
-  type HistoryPageAsked,
-  historyOfAccount,
-  historyOfApp,
-} from './developer-history.ts';
-export { auditFilterOf } from './operators.ts';
-export {
   type AuditActor,
   type AuditActorType,
   type AuditFilter,

@@ -1,6 +1,5 @@
 // The consents room: what can be done with consent receipts (grant, end; an operator's ends) and
 // what may be read of them. Only store.ts touches the consents table.
-export { consentTriggers, triggerRate } from './developer-trigger.ts';
 export { endConsentOfGrant, endConsents } from './end.ts';
 export {
   type ConsentGrantedPayload,

@@ -1,10 +1,9 @@
 // The events room: the consent events an app is told of (outbox_events) and each delivery of one to
 // the app's webhook URL (webhook_deliveries). The consents room writes events with each consent
 // change; the worker enqueues, claims and records deliveries; the console lists, replays and sends
-// test events; the janitor deletes finished ones. Only store.ts touches the two tables.
-export { developerWebhooks } from './developers.ts';
+// test events (workflows); the janitor deletes finished ones. Only store.ts touches the two tables.
+export { listDeliveries, replayDelivery } from './deliveries.ts';
 export type { EventFeed } from './feed.ts';
-export { listDeliveries, replayDelivery, sendTestWebhook, type TestEventSent } from './operations.ts';
 export {
   type AttemptRecord,
   type ClaimedDelivery,

@@ -2,7 +2,8 @@
 // (@devplat/domain/accounts) makes each change with its audit record, only when something changed,
 // and tells every process's app directory; a second call answers `changed: false`.
 import type { Account } from '@devplat/db';
-import { accountWithEmail, reactivateAccount, suspendAccount } from '@devplat/domain/accounts';
+import { accountWithEmail } from '@devplat/domain/accounts';
+import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { appCountOfAccount } from '@devplat/domain/apps';
 import type { Context } from 'koa';
 import { readReason } from './request.ts';

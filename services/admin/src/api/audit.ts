@@ -8,7 +8,8 @@
 // reader sees) and is logged, as no status can be sent any more.
 import { Readable } from 'node:stream';
 import type { AuditRecord } from '@devplat/db';
-import { type AuditFilter, auditFilterOf, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { type AuditFilter, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { auditFilterOf } from '@devplat/domain/workflows';
 import { Refusal, refuse } from '@devplat/domain/refusal';
 import type { Context } from 'koa';
 import { pageOf, queryText } from './request.ts';

@@ -1,5 +1,5 @@
-// POST /api/apps/{client_id}/triggers: devplat trigger's consent events (the consents room's
-// developer-trigger.ts).
+// POST /api/apps/{client_id}/triggers: devplat trigger's consent events (the domain's workflow
+// consent-triggers.ts).
 import { requestBody } from '@devplat/http';
 import { type ApiRoutes, actor, answer } from './context.ts';
 

@@ -2,7 +2,7 @@
 // (/account): who is signed in, a link to the API keys, and the account's history, newest first, a
 // page at a time, the same entries as GET /api/account/history.
 import type { Account } from '@devplat/db';
-import type { AccountHistoryPage } from '@devplat/domain/audit';
+import type { AccountHistoryPage } from '@devplat/domain/workflows';
 import { type Html, html, readFormWithLists, sendPage } from '@devplat/http';
 import type { Context } from 'koa';
 import { formExpired, frame, refused, requester, type WebRoutes, who } from './context.ts';

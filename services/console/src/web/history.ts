@@ -1,7 +1,7 @@
 // The console web UI's app history: /apps/{client_id}/history, newest first, a page at a time
 // ("Older" carries the cursor), the same entries as GET /api/apps/{client_id}/history.
 
-import type { AppHistoryPage } from '@devplat/domain/audit';
+import type { AppHistoryPage } from '@devplat/domain/workflows';
 import { type Html, html, sendPage } from '@devplat/http';
 import { frame, type WebRoutes, who } from './context.ts';
 import { type Frame, layout, table } from './pages.ts';

@@ -5,7 +5,7 @@ import { accountWithEmail } from '../accounts/operators.ts';
 import { findAccountByEmail } from '../accounts/store.ts';
 import { appWithClientId } from '../apps/operators.ts';
 import { playerWithUsername } from '../players/operators.ts';
-import type { AuditActor, AuditFilter } from './query.ts';
+import type { AuditActor, AuditFilter } from '../audit/query.ts';
 
 /** The filters as given: each a text, or absent. */
 export interface GivenAuditFilter {

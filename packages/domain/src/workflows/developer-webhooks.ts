@@ -8,9 +8,10 @@ import { activeAppOfDeveloper, appOfDeveloper } from '../apps/developers.ts';
 import type { Actor } from '../audit/store.ts';
 import { refuseInput } from '../input.ts';
 import { refuse } from '../refusal.ts';
-import { type EventFeed, eventFeed } from './feed.ts';
-import { listDeliveries, replayDelivery, sendTestWebhook } from './operations.ts';
-import { eventTimeOfApp } from './store.ts';
+import { type EventFeed, eventFeed } from '../events/feed.ts';
+import { listDeliveries, replayDelivery } from '../events/deliveries.ts';
+import { sendTestWebhook } from './test-webhook.ts';
+import { eventTimeOfApp } from '../events/store.ts';
 
 export interface AppListener {
   feed: EventFeed;

@@ -10,8 +10,8 @@ import type { Actor } from '../audit/store.ts';
 import { type JsonBody, refuseInput, requiredText, stringList } from '../input.ts';
 import { playerOfDeveloper } from '../players/developers.ts';
 import { refuse } from '../refusal.ts';
-import { pairwiseSubject } from './pairwise.ts';
-import { type TriggeredEvent, triggerableScopes, triggerConsentGranted, triggerConsentRevoked } from './trigger.ts';
+import { pairwiseSubject } from '../consents/pairwise.ts';
+import { type TriggeredEvent, triggerableScopes, triggerConsentGranted, triggerConsentRevoked } from '../consents/trigger.ts';
 
 const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
 

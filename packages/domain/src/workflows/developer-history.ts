@@ -12,7 +12,7 @@ import { appOfDeveloper } from '../apps/developers.ts';
 import type { AppWithSecrets } from '../apps/store.ts';
 import { pageQuery } from '../input.ts';
 import type { Page } from '../paging.ts';
-import { appHistory, queryAudit } from './query.ts';
+import { appHistory, queryAudit } from '../audit/query.ts';
 
 /** A page of a developer's history, newest first. */
 export interface DeveloperHistoryPage {
