@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { appView } from '../views.ts';
 import { lastDays } from './chart.ts';
 import { actor, appAction, form, frame, refused, type WebRoutes, who } from './context.ts';
-import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './pages.ts';
+import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './app-pages.ts';
 
 /** The fields of the create and edit forms, as typed. */
 const appFormValues = (ctx: Context) => {

@@ -4,7 +4,7 @@ import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
 import { playerView } from '../views.ts';
 import { actor, form, frame, refused, type WebRoutes, who } from './context.ts';
-import { type PlayersPlace, playersPage, playersPlaceQuery } from './pages.ts';
+import { type PlayersPlace, playersPage, playersPlaceQuery } from './player-pages.ts';
 
 /** The page of the list a request names: its cursor and limit, when given once. */
 function placeOf(ctx: Context): PlayersPlace {
