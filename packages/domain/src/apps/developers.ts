@@ -7,13 +7,12 @@
 import type { WebhookSettings } from '@devplat/config';
 import type { DeliveryView } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import { isLocalWebhookUrl, webhookUrlProblem } from '@devplat/webhooks';
 import type { Actor } from '../audit/store.ts';
 import { activeConsentCount, consentActivity } from '../consents/store.ts';
 import type { Db } from '../db.ts';
 import { listDeliveries } from '../events/deliveries.ts';
 import { deliveriesPerDay } from '../events/store.ts';
-import { type JsonBody, refuseInput, requiredText, stringList } from '../input.ts';
+import { type JsonBody, refuseInput, stringList } from '../input.ts';
 import { refuse } from '../refusal.ts';
 import {
   type AppChangeNotice,
@@ -78,10 +77,6 @@ export interface AppRules {
   pairwiseSecret: string;
 }
 
-/** What to do instead, in the refusal of a URL on the developer's own machine. */
-const listenHint = (url: string) =>
-  ` (to receive events on your own machine, run: devplat listen <client_id> --forward-to ${url})`;
-
 /** The console's operations on a developer's apps, over these stores and rules. */
 export function developerApps(
   prisma: PrismaClient,
@@ -91,17 +86,10 @@ export function developerApps(
   const find = (accountId: string, clientId: string) => appOfDeveloper(prisma, accountId, clientId);
   const active = (accountId: string, clientId: string) => activeAppOfDeveloper(prisma, accountId, clientId);
 
-  /** null (no endpoint) for an absent, null or empty value; otherwise a URL a webhook may go to. */
-  const checkedWebhookUrl = (value: unknown): string | null => {
-    if (value === undefined || value === null || value === '') return null;
-    if (typeof value !== 'string') refuseInput('webhook_url must be a string or null.');
-    const problem = webhookUrlProblem(value, webhooks);
-    if (problem) {
-      const hint = isLocalWebhookUrl(value, webhooks) ? listenHint(value) : '';
-      refuse('WEBHOOK_URL_REFUSED', `webhook_url ${problem}${hint}.`);
-    }
-    return value;
-  };
+  /** null (no endpoint) for an absent, null or empty value; the apps room's rules check the rest. */
+  const webhookUrlOf = (value: unknown): string | null =>
+    value === undefined || value === null || value === '' ? null : (value as string);
+  const rules = { webhooks, reservedHosts };
 
   return {
     find,
@@ -112,18 +100,14 @@ export function developerApps(
     list: (accountId: string) => appsOfAccount(prisma, accountId),
 
     async create(actor: Actor, body: JsonBody): Promise<{ app: AppWithSecrets; clientSecret: string }> {
-      const name = requiredText(body.name, 'name', 100);
-      const redirectUris = body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris');
-      const scopes = stringList(body.scopes, 'scopes');
-      const webhookUrl = checkedWebhookUrl(body.webhook_url);
-      // The apps room checks the redirect URIs (rule 8) and the scopes (the catalogue).
+      // The JSON read here; the apps room's rules (rules.ts) check every member.
       return createApp(prisma, actor, {
         accountId: actor.accountId,
-        name,
-        redirectUris,
-        scopes,
-        webhookUrl,
-        reservedHosts,
+        name: body.name as string,
+        redirectUris: body.redirect_uris === undefined ? [] : stringList(body.redirect_uris, 'redirect_uris'),
+        scopes: stringList(body.scopes, 'scopes'),
+        webhookUrl: webhookUrlOf(body.webhook_url),
+        ...rules,
       });
     },
 
@@ -144,13 +128,13 @@ export function developerApps(
         refuseInput('Name at least one of name, redirect_uris, scopes, webhook_url (null removes the webhook URL).');
       }
       const changes: AppChanges = {
-        ...(body.name !== undefined && { name: requiredText(body.name, 'name', 100) }),
+        ...(body.name !== undefined && { name: body.name as string }),
         ...(body.redirect_uris !== undefined && { redirectUris: stringList(body.redirect_uris, 'redirect_uris') }),
         ...(body.scopes !== undefined && { scopes: stringList(body.scopes, 'scopes') }),
-        ...('webhook_url' in body && { webhookUrl: checkedWebhookUrl(body.webhook_url) }),
+        ...('webhook_url' in body && { webhookUrl: webhookUrlOf(body.webhook_url) }),
       };
       const app = await find(actor.accountId, clientId);
-      return editApp(prisma, directory, actor, app.id, { ...changes, reservedHosts }, pairwiseSecret);
+      return editApp(prisma, directory, actor, app.id, { ...changes, ...rules }, pairwiseSecret);
     },
 
     async rotateSecret(actor: Actor, clientId: string) {

@@ -4,14 +4,14 @@
 // the per-request read. Each writes its audit record (who: `by`, a developer or an operator) in its
 // transaction, only when the change happened. The consents an edit or a deletion ends are ended
 // here, through the consents room, so no caller can skip them.
-import { isScope, limits, scopeNames, userScopes } from '@devplat/contract';
+import { userScopes } from '@devplat/contract';
 import type { App, AppStatus, Prisma, PrismaClient } from '@devplat/db';
 import { newClientSecret, newWebhookSigningSecret, secretHash } from '@devplat/keys';
 import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
 import { endConsents } from '../consents/end.ts';
-import { Refusal, type RefusalCode, refuse } from '../refusal.ts';
+import { Refusal, refuse } from '../refusal.ts';
 import { newClientId } from './client-ids.ts';
-import { redirectUrisProblem } from './redirect-uris.ts';
+import { type AppRuleSettings, checkedApp } from './rules.ts';
 import {
   type AppWithSecrets,
   activeSecretCount,
@@ -49,34 +49,13 @@ export interface AppChangeNotice {
   changed(clientId: string): Promise<void>;
 }
 
-export interface NewApp {
+export interface NewApp extends AppRuleSettings {
   accountId: string;
   name: string;
   redirectUris: string[];
   /** App scopes granted to the app; user scopes are consented by players. */
   scopes: string[];
   webhookUrl?: string | null;
-  /** The platform's cookie hosts (config `cookieHosts`), where no redirect URI may point. */
-  reservedHosts?: readonly string[];
-}
-
-/** Rule 8 for redirect URIs (at most five, exact, never on a platform host), as a sentence. */
-function checkRedirectUris(uris: string[], reservedHosts?: readonly string[]) {
-  const problem = redirectUrisProblem(uris, reservedHosts);
-  if (!problem) return;
-  const code: RefusalCode = uris.length > limits.maxRedirectUris ? 'TOO_MANY_REDIRECT_URIS' : 'INVALID_REDIRECT_URI';
-  refuse(code, `${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
-}
-
-/** At least one scope of the catalogue, none twice. */
-function checkScopes(scopes: string[]) {
-  const known = scopeNames.join(', ');
-  if (scopes.length === 0) refuse('INVALID_SCOPES', `scopes must name at least one of: ${known}.`);
-  if (new Set(scopes).size !== scopes.length) refuse('INVALID_SCOPES', 'scopes must not repeat.');
-  const unknownScope = scopes.find((scope) => !isScope(scope));
-  if (unknownScope !== undefined) {
-    refuse('UNKNOWN_SCOPE', `Unknown scope ${JSON.stringify(unknownScope)}. Scopes: ${known}.`);
-  }
 }
 
 /** A new app with its first secret (shown once, here); audited as app.create. */
@@ -85,14 +64,13 @@ export async function createApp(
   by: By,
   input: NewApp,
 ): Promise<{ app: AppWithSecrets; clientSecret: string }> {
-  checkRedirectUris(input.redirectUris, input.reservedHosts);
-  checkScopes(input.scopes);
+  const name = checkedApp(input, input).name as string;
   const clientSecret = newClientSecret();
   const app = await prisma.$transaction(async (tx) => {
     const created = await insertApp(tx, {
       clientId: newClientId(),
       accountId: input.accountId,
-      name: input.name,
+      name,
       redirectUris: input.redirectUris,
       scopes: input.scopes,
       webhookUrl: input.webhookUrl ?? null,
@@ -201,12 +179,10 @@ export function editApp(
   directory: AppChangeNotice,
   by: By,
   appId: string,
-  changes: AppChanges & { reservedHosts?: readonly string[] },
+  changes: AppChanges & AppRuleSettings,
   pairwiseSecret: string,
 ): Promise<AppEdit> {
-  if (changes.redirectUris) checkRedirectUris(changes.redirectUris, changes.reservedHosts);
-  if (changes.scopes) checkScopes(changes.scopes);
-  const { name, redirectUris, scopes, webhookUrl } = changes;
+  const { name, redirectUris, scopes, webhookUrl } = checkedApp(changes, changes);
   return withDirectoryBumps(prisma, directory, { id: appId }, async (tx) => {
     const before = (await lockApp(tx, appId)) ? await appById(tx, appId) : null;
     if (!before) throw new Refusal('APP_NOT_FOUND', 'no such app');
