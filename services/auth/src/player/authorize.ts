@@ -1,17 +1,20 @@
-// The consent screen's authorization requests: validated exactly per the contract's consent
-// table, kept in the store while the screen is shown, and decided by the player. On Allow the
+// The consent screen's authorization requests: checked by the contract's consent table
+// (authorization-checks.ts), kept in the store while the screen is shown, and decided by the player. On Allow the
 // grant and the single-use sva_ code are made with the provider's own models, so the token
 // endpoint redeems them with its PKCE, redirect_uri, expiry and replay checks.
 import { createHash } from 'node:crypto';
-import { findUsableApp, type UsableApp } from '@devplat/app-directory';
+import type { UsableApp } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
-import { idFormats, scopes as scopeCatalogue, userScopes } from '@devplat/contract';
+import { idFormats } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
-import { onReservedHost } from '@devplat/domain/apps';
 import { grantConsent, pairwiseSubject } from '@devplat/domain/consents';
 import { randomBase64url } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { type Arrived, authorizationChecks, checkedRequest, type RequestRules, ScreenRefusal } from './authorization-checks.ts';
+
+export type { Arrived, RequestRules };
 
 export interface AuthorizationRequest {
   id: string;
@@ -22,14 +25,6 @@ export interface AuthorizationRequest {
   codeChallenge: string;
   /** Until when the screen may be answered (ms since epoch). */
   expiresAt: number;
-}
-
-/** What arrived, shown on a refusal so the app's developer can compare it with what they registered. */
-export interface Arrived {
-  clientId?: string;
-  redirectUri?: string;
-  /** The app's registered redirect URIs, beside the one that arrived. */
-  registered?: string[];
 }
 
 export type Validation =
@@ -49,87 +44,39 @@ export function answerUrl(redirectUri: string, issuer: string, params: Record<st
   return url.href;
 }
 
-export interface RequestRules {
-  prisma: PrismaClient;
-  issuer: string;
-  /** The platform's cookie hosts: a redirect URI there is refused even if registered. */
-  reservedHosts: readonly string[];
-}
-
+/**
+ * The request checked by the consent table's rules (authorization-checks.ts), in order: a screen
+ * refusal, the first OAuth error sent back to the app, or the request to show the player.
+ */
 export async function validateRequest(
-  { prisma, issuer, reservedHosts }: RequestRules,
+  rules: RequestRules,
   query: Record<string, string | string[] | undefined>,
 ): Promise<Validation> {
-  const single = (name: string) => (Array.isArray(query[name]) ? null : query[name]);
-  const clientId = single('client_id');
-  const redirectUri = single('redirect_uri');
-  if (!clientId)
-    return {
-      outcome: 'refuse',
-      title: 'This app cannot connect',
-      message: 'The request does not say which app it is from.',
-    };
-  const app = await findUsableApp(prisma, clientId);
-  if (!app)
-    return {
-      outcome: 'refuse',
-      title: 'This app cannot connect',
-      message: 'The app is unknown or not available.',
-      arrived: { clientId },
-    };
-  const arrived = { clientId, redirectUri: redirectUri ?? undefined, registered: app.redirectUris };
-  if (!redirectUri || !app.redirectUris.includes(redirectUri)) {
-    const message = redirectUri
-      ? 'The app asked to return you to an address it has not registered. Redirect URIs must match one registered for the app exactly, character for character.'
-      : 'The request does not say where to return you (redirect_uri is missing).';
-    return { outcome: 'refuse', title: 'This app cannot connect', message, arrived };
-  }
-  // A URI registered before the platform's hosts changed may point at one of them now.
-  if (onReservedHost(redirectUri, reservedHosts)) {
-    return {
-      outcome: 'refuse',
-      title: 'This app cannot connect',
-      message: "The app asked to return you to an address on the platform's own sites, which no app may use.",
-      arrived,
-    };
-  }
-  const state = single('state') ?? undefined;
-  const fail = (error: string, description: string): Validation => ({
-    outcome: 'redirect',
-    location: answerUrl(redirectUri, issuer, { error, error_description: description, state }),
-  });
-  const repeated = Object.entries(query).find(([, value]) => Array.isArray(value));
-  if (repeated) return fail('invalid_request', `${repeated[0]} appears more than once`);
-  if (single('response_type') !== 'code')
-    return fail('unsupported_response_type', 'only response_type=code is supported');
-  const challenge = single('code_challenge');
-  if (!challenge)
-    return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
-  if (single('code_challenge_method') !== 'S256')
-    return fail('invalid_request', 'only code_challenge_method=S256 is supported');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
-    return fail('invalid_request', 'code_challenge must be a base64url SHA-256 digest');
-  const scopes = [...new Set((single('scope') ?? '').split(' ').filter(Boolean))];
-  if (scopes.length === 0) return fail('invalid_scope', 'scope is required');
-  for (const scope of scopes) {
-    if (
-      !(scope in scopeCatalogue) ||
-      !(userScopes as readonly string[]).includes(scope) ||
-      !app.scopes.includes(scope)
-    ) {
-      return fail('invalid_scope', `${scope} is not granted to this app`);
+  const request = checkedRequest(query);
+  for (const [, check] of authorizationChecks) {
+    try {
+      await check(request, rules);
+    } catch (refusal) {
+      if (refusal instanceof ScreenRefusal) {
+        const arrived = refusal.arrived && { ...refusal.arrived };
+        return { outcome: 'refuse', title: 'This app cannot connect', message: refusal.message, ...(arrived && { arrived }) };
+      }
+      if (!(refusal instanceof errors.OIDCProviderError)) throw refusal;
+      const params = { error: refusal.error, error_description: refusal.error_description, state: request.single('state') ?? undefined };
+      return { outcome: 'redirect', location: answerUrl(request.redirectUri as string, rules.issuer, params) };
     }
   }
-  const request: AuthorizationRequest = {
+  const state = request.single('state') ?? undefined;
+  const authorization: AuthorizationRequest = {
     id: randomBase64url(24),
-    clientId,
-    redirectUri,
+    clientId: request.clientId as string,
+    redirectUri: request.redirectUri as string,
     ...(state !== undefined ? { state } : {}),
-    scopes,
-    codeChallenge: challenge,
+    scopes: request.scopes as string[],
+    codeChallenge: request.single('code_challenge') as string,
     expiresAt: Date.now() + screenSeconds * 1000,
   };
-  return { outcome: 'consent', request, app };
+  return { outcome: 'consent', request: authorization, app: request.app as UsableApp };
 }
 
 /** What a saved request keeps of the session it was shown to: a digest, never the token. */
