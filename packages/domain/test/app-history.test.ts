@@ -22,8 +22,8 @@ import {
 import { appHistory, queryAudit } from '../src/audit/index.ts';
 import { endAppConsents, endConsentByOperator, endPlayerConsents, grantConsent } from '../src/consents/index.ts';
 import { replayDelivery } from '../src/events/index.ts';
-import { sendTestWebhook } from '../src/workflows/index.ts';
 import { Refusal } from '../src/refusal.ts';
+import { sendTestWebhook } from '../src/workflows/index.ts';
 
 const pairwiseSecret = 'p'.repeat(32);
 const operator = { operator: 'ops-dana' };

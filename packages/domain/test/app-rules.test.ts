@@ -51,7 +51,14 @@ describe("an app's rules, in createApp and editApp whoever calls them", () => {
   test('editing: a member given is checked as at creation; loopback http only where the settings allow it', async () => {
     const { app } = await createTestApp(database.prisma);
     const edit = (changes: object, settings: object = {}) =>
-      editApp(database.prisma, directory, { accountId: app.accountId }, app.id, { ...changes, ...settings }, 'p'.repeat(32));
+      editApp(
+        database.prisma,
+        directory,
+        { accountId: app.accountId },
+        app.id,
+        { ...changes, ...settings },
+        'p'.repeat(32),
+      );
     await refusedWith('INVALID_INPUT', edit({ name: 'x'.repeat(101) }), /^name may be at most 100 characters\.$/);
     await refusedWith('WEBHOOK_URL_REFUSED', edit({ webhookUrl: 'http://127.0.0.1:9000/hook' }), /^webhook_url /);
     const edited = await edit({ webhookUrl: 'http://127.0.0.1:9000/hook' }, { webhooks: { allowLoopbackHttp: true } });

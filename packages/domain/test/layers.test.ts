@@ -28,7 +28,8 @@ test('no import runs back up: each room imports only rooms below it, none import
       const text = readFileSync(join(src, room, file), 'utf8');
       for (const [, other] of text.matchAll(/from '\.\.\/([a-z-]+)\//g)) {
         if (other === undefined || other === room) continue;
-        const allowed = room === top ? floors.includes(other) : floors.indexOf(other) < floors.indexOf(room) && other !== top;
+        const allowed =
+          room === top ? floors.includes(other) : floors.indexOf(other) < floors.indexOf(room) && other !== top;
         if (!allowed || !floors.includes(other)) wrong.push(`${room}/${file} imports ../${other}/`);
       }
     }

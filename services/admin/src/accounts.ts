@@ -3,8 +3,8 @@
 // directory before and after it, and writes the audit record in the same transaction, only when
 // something changed, so a second run changes nothing and records nothing.
 import { accountWithEmail } from '@devplat/domain/accounts';
-import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { appCountOfAccount } from '@devplat/domain/apps';
+import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { auditedCommand, type Command, type CommandText } from './command.ts';
 import { adminConfig, withDatabase, withDirectory } from './connections.ts';
 

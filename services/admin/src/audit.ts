@@ -4,14 +4,8 @@
 // progress on stderr so stdout can go straight to a file.
 import type { AuditRecord, PrismaClient } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
-import {
-  type AuditFilter,
-  auditFilterOf,
-  auditJsonLine,
-  auditTargetTypes,
-  exportAudit,
-  queryAudit,
-} from '@devplat/domain/audit';
+import { type AuditFilter, auditJsonLine, auditTargetTypes, exportAudit, queryAudit } from '@devplat/domain/audit';
+import { auditFilterOf } from '@devplat/domain/workflows';
 import { type Command, type Invocation, type Io, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, text, time } from './listing.ts';

@@ -174,7 +174,7 @@ const isUserScope = (scope: string) => (userScopes as readonly string[]).include
  * The consents holding a removed user scope end in the same transaction (their consent.revoked
  * events name players by `pairwiseSecret`). Audited as app.edit with each changed member.
  */
-export function editApp(
+export async function editApp(
   prisma: PrismaClient,
   directory: AppChangeNotice,
   by: By,

@@ -4,8 +4,8 @@ import { isUuid, type PrismaClient } from '@devplat/db';
 import { accountWithEmail } from '../accounts/operators.ts';
 import { findAccountByEmail } from '../accounts/store.ts';
 import { appWithClientId } from '../apps/operators.ts';
-import { playerWithUsername } from '../players/operators.ts';
 import type { AuditActor, AuditFilter } from '../audit/query.ts';
+import { playerWithUsername } from '../players/operators.ts';
 
 /** The filters as given: each a text, or absent. */
 export interface GivenAuditFilter {

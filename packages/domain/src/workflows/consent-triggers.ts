@@ -7,11 +7,16 @@ import type { PrismaClient } from '@devplat/db';
 import { type Rate, type RateLimit, waitInWords } from '@devplat/throttle';
 import { activeAppOfDeveloper, appOfDeveloper } from '../apps/developers.ts';
 import type { Actor } from '../audit/store.ts';
+import { pairwiseSubject } from '../consents/pairwise.ts';
+import {
+  type TriggeredEvent,
+  triggerableScopes,
+  triggerConsentGranted,
+  triggerConsentRevoked,
+} from '../consents/trigger.ts';
 import { type JsonBody, refuseInput, requiredText, stringList } from '../input.ts';
 import { playerOfDeveloper } from '../players/developers.ts';
 import { refuse } from '../refusal.ts';
-import { pairwiseSubject } from '../consents/pairwise.ts';
-import { type TriggeredEvent, triggerableScopes, triggerConsentGranted, triggerConsentRevoked } from '../consents/trigger.ts';
 
 const triggerableEvents: readonly TriggeredEvent[] = ['consent.granted', 'consent.revoked'];
 

@@ -10,9 +10,9 @@ import type { AuditRecord, PrismaClient } from '@devplat/db';
 import { emailsOfAccounts } from '../accounts/store.ts';
 import { appOfDeveloper } from '../apps/developers.ts';
 import type { AppWithSecrets } from '../apps/store.ts';
+import { appHistory, queryAudit } from '../audit/query.ts';
 import { pageQuery } from '../input.ts';
 import type { Page } from '../paging.ts';
-import { appHistory, queryAudit } from '../audit/query.ts';
 
 /** A page of a developer's history, newest first. */
 export interface DeveloperHistoryPage {

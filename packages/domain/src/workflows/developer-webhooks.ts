@@ -6,12 +6,12 @@ import { isUuid, type PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';
 import { activeAppOfDeveloper, appOfDeveloper } from '../apps/developers.ts';
 import type { Actor } from '../audit/store.ts';
+import { listDeliveries, replayDelivery } from '../events/deliveries.ts';
+import { type EventFeed, eventFeed } from '../events/feed.ts';
+import { eventTimeOfApp } from '../events/store.ts';
 import { refuseInput } from '../input.ts';
 import { refuse } from '../refusal.ts';
-import { type EventFeed, eventFeed } from '../events/feed.ts';
-import { listDeliveries, replayDelivery } from '../events/deliveries.ts';
 import { sendTestWebhook } from './test-webhook.ts';
-import { eventTimeOfApp } from '../events/store.ts';
 
 export interface AppListener {
   feed: EventFeed;

@@ -3,8 +3,8 @@
 // and tells every process's app directory; a second call answers `changed: false`.
 import type { Account } from '@devplat/db';
 import { accountWithEmail } from '@devplat/domain/accounts';
-import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import { appCountOfAccount } from '@devplat/domain/apps';
+import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import type { Context } from 'koa';
 import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';

@@ -9,8 +9,8 @@
 import { Readable } from 'node:stream';
 import type { AuditRecord } from '@devplat/db';
 import { type AuditFilter, auditJsonLine, exportAudit, queryAudit } from '@devplat/domain/audit';
-import { auditFilterOf } from '@devplat/domain/workflows';
 import { Refusal, refuse } from '@devplat/domain/refusal';
+import { auditFilterOf } from '@devplat/domain/workflows';
 import type { Context } from 'koa';
 import { pageOf, queryText } from './request.ts';
 import { type AdminRoutes, answer } from './routes.ts';

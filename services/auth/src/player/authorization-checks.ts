@@ -20,11 +20,10 @@ export interface Arrived {
 
 /** A refusal shown on the screen itself: the app, or where to return the player, cannot be trusted. */
 export class ScreenRefusal extends Error {
-  constructor(
-    message: string,
-    readonly arrived?: Arrived,
-  ) {
+  readonly arrived?: Arrived;
+  constructor(message: string, arrived?: Arrived) {
     super(message);
+    if (arrived) this.arrived = arrived;
   }
 }
 

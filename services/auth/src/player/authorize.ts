@@ -12,7 +12,13 @@ import { randomBase64url } from '@devplat/keys';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { type Arrived, authorizationChecks, checkedRequest, type RequestRules, ScreenRefusal } from './authorization-checks.ts';
+import {
+  type Arrived,
+  authorizationChecks,
+  checkedRequest,
+  type RequestRules,
+  ScreenRefusal,
+} from './authorization-checks.ts';
 
 export type { Arrived, RequestRules };
 
@@ -59,10 +65,19 @@ export async function validateRequest(
     } catch (refusal) {
       if (refusal instanceof ScreenRefusal) {
         const arrived = refusal.arrived && { ...refusal.arrived };
-        return { outcome: 'refuse', title: 'This app cannot connect', message: refusal.message, ...(arrived && { arrived }) };
+        return {
+          outcome: 'refuse',
+          title: 'This app cannot connect',
+          message: refusal.message,
+          ...(arrived && { arrived }),
+        };
       }
       if (!(refusal instanceof errors.OIDCProviderError)) throw refusal;
-      const params = { error: refusal.error, error_description: refusal.error_description, state: request.single('state') ?? undefined };
+      const params = {
+        error: refusal.error,
+        error_description: refusal.error_description,
+        state: request.single('state') ?? undefined,
+      };
       return { outcome: 'redirect', location: answerUrl(request.redirectUri as string, rules.issuer, params) };
     }
   }

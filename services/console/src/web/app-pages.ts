@@ -3,7 +3,7 @@
 import type { AppView, DeliveryView } from '@devplat/contract';
 import { scopeDescriptions, scopeNames } from '@devplat/contract';
 import type { AppActivity } from '@devplat/domain/apps';
-import { errorMessage, type Html, type HtmlValue, hiddenField, html, noticeMessage, scrollRegion } from '@devplat/http';
+import { type Html, type HtmlValue, hiddenField, html, scrollRegion } from '@devplat/http';
 import { barChart } from './chart.ts';
 import { copyButton } from './copy.ts';
 import { firstCallSection } from './first-call.ts';

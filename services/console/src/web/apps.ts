@@ -3,9 +3,9 @@ import type { AppView, DeliveryView } from '@devplat/contract';
 import { sendPage } from '@devplat/http';
 import type { Context } from 'koa';
 import { appView } from '../views.ts';
+import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './app-pages.ts';
 import { lastDays } from './chart.ts';
 import { actor, appAction, form, frame, refused, type WebRoutes, who } from './context.ts';
-import { type AppFormValues, appPage, appsPage, deleteAppPage, editAppPage, newAppPage } from './app-pages.ts';
 
 /** The fields of the create and edit forms, as typed. */
 const appFormValues = (ctx: Context) => {

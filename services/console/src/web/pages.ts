@@ -1,9 +1,6 @@
 // The console's pages, in the shared layout: plain HTML with labelled controls that works without
 // scripts; the console's own script (assets.ts) adds copy buttons and the live request log.
 
-import type { AppView, DeliveryView, PlayerView } from '@devplat/contract';
-import { scopeDescriptions, scopeNames } from '@devplat/contract';
-import type { AppActivity } from '@devplat/domain/apps';
 import {
   errorMessage,
   type Html,
@@ -15,10 +12,6 @@ import {
   siteLayout,
 } from '@devplat/http';
 import { consoleScript } from './assets.ts';
-import { barChart } from './chart.ts';
-import { copyButton } from './copy.ts';
-import { firstCallSection } from './first-call.ts';
-import { timeElement } from './time.ts';
 
 const consoleLayout = siteLayout({ name: 'Developer console', width: '52rem', script: consoleScript });
 

@@ -1,8 +1,9 @@
 // The console's sandbox players page: the list a page at a time and the form to make one, in the
 // shared layout (pages.ts).
 import type { PlayerView } from '@devplat/contract';
-import { type Html, html } from '@devplat/http';
-import { type Frame, layout, table } from './pages.ts';
+import { type Html, hiddenField, html } from '@devplat/http';
+import { action, type Frame, field, layout, table } from './pages.ts';
+import { timeElement } from './time.ts';
 
 export interface PlayersPlace {
   cursor?: string | undefined;
