@@ -128,15 +128,19 @@ export function redisStore(
     increment: (key, { durable = false } = {}) =>
       guard(async () => {
         if (!durable || waitReplicas === 0) return redis.incr(sent(key));
-        const write = () => onReplicas(durableWrites().pipeline().incr(sent(key)), waitReplicas, waitMs);
-        // A write answered MOVED or ASK did not run: with the slots' map refreshed it is sent once
-        // more, so the first bump after a failover (an idle process's map is the old one) is not a 503.
-        const [count] = await write().catch(async (cause: unknown) => {
-          if (!redirected(cause)) throw cause;
-          await refreshedSlots();
-          return write();
-        });
-        return Number(count);
+        // A write answered MOVED or ASK did not run: with the slots' map refreshed it is sent again
+        // (up to three times: a node asked for the map may not know the new master yet), so the
+        // first bump after a failover (an idle process's map is the old one) is not a 503.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const [count] = await onReplicas(durableWrites().pipeline().incr(sent(key)), waitReplicas, waitMs);
+            return Number(count);
+          } catch (cause) {
+            if (!redirected(cause) || attempt === 3) throw cause;
+            await refreshedSlots();
+            await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+          }
+        }
       }),
     addToCounters: (counts, ttl) =>
       guard(async () => {
