@@ -64,7 +64,8 @@ export const overlaps = (entry: Entry, window: { start: number; end: number }) =
   entry.end >= window.start && entry.start <= window.end;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const answer = (entry: Entry) =>
+/** What a request got, as the report and the verdict word it: `503 SERVICE_UNAVAILABLE`, `no answer (ECONNRESET)`. */
+export const answerOf = (entry: Entry) =>
   entry.status === null ? `no answer (${entry.error})` : `${entry.status}${entry.error ? ` ${entry.error}` : ''}`;
 
 /** How far past its anchor (the fault's start or end) a fault's last failed request ended; null if none failed. */
@@ -133,11 +134,11 @@ export function obligations(run: Run, attribution: Attribution): Violation[] {
   return [
     ...faultsShown(run),
     ...windowsBounded(run.faults, attribution),
-    ...each('failure outside every window', attribution.outside, (entry) => `${entry.op} → ${answer(entry)}`),
+    ...each('failure outside every window', attribution.outside, (entry) => `${entry.op} → ${answerOf(entry)}`),
     ...each('off-contract answer', attribution.offContract, (entry) =>
       entry.nonconforming
-        ? `${entry.op} → ${answer(entry)}: ${entry.nonconforming.join('; ')}`
-        : `${entry.op} → ${answer(entry)} (expected ${entry.expect.join(' or ')})`,
+        ? `${entry.op} → ${answerOf(entry)}: ${entry.nonconforming.join('; ')}`
+        : `${entry.op} → ${answerOf(entry)} (expected ${entry.expect.join(' or ')})`,
     ),
     ...enoughSuccesses(run, attribution),
   ];

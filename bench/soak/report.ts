@@ -3,19 +3,13 @@
 // every window; then the verdict, each violation named by its rule with the requests that show it.
 import type { Verdict } from './checker.ts';
 import { type Entry, type FaultWindow, failed, type Operation } from './history.ts';
-import { type Attribution, overlaps, overrun } from './obligations.ts';
+import { type Attribution, answerOf, overlaps, overrun } from './obligations.ts';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
 const percent = (ok: number, total: number) => (total ? `${((100 * ok) / total).toFixed(2)}%` : '-');
 
 export const boundText = ({ bound }: Pick<FaultWindow, 'bound'>) =>
   bound.ms === 0 && bound.from === 'start' ? 'nothing may fail' : `≤ ${seconds(bound.ms)} after its ${bound.from}`;
-
-function describeFailure(entry: Entry): string {
-  return entry.status === null
-    ? `no answer (${entry.error})`
-    : `${entry.status}${entry.error ? ` ${entry.error}` : ''}`;
-}
 
 export function faultTable(entries: Entry[], faults: FaultWindow[], attribution: Attribution): string[] {
   const lines = [
@@ -29,7 +23,7 @@ export function faultTable(entries: Entry[], faults: FaultWindow[], attribution:
       const mine = failures.filter((entry) => entry.op === op);
       const first = Math.min(...mine.map((entry) => entry.start));
       const last = Math.max(...mine.map((entry) => entry.end));
-      const answers = [...new Set(mine.map(describeFailure))].slice(0, 3).join(', ');
+      const answers = [...new Set(mine.map(answerOf))].slice(0, 3).join(', ');
       return `${op} ${seconds(first)}–${seconds(last)} (${mine.length}; ${answers})`;
     });
     const window = attribution.windows[index] as { start: number; end: number };
@@ -73,7 +67,7 @@ export function kindTable(kinds: string[], faults: FaultWindow[], attribution: A
       .toSorted((a, b) => b[1].length - a[1].length)
       .map(([op, mine]) => `${op} ${mine.length}`)
       .join(', ');
-    const answers = [...new Set(failures.map(describeFailure))].join(', ');
+    const answers = [...new Set(failures.map(answerOf))].join(', ');
     lines.push(
       `| ${kind} | ${indexes.length} | ${boundText(first)} | ${Number.isFinite(longest) ? `${seconds(Math.max(0, longest))} after its ${first.bound.from}` : 'nothing failed'} | ${ops ? `${ops} (${answers})` : 'none'} |`,
     );
@@ -110,9 +104,8 @@ export function operationTable(entries: Entry[], attribution: Attribution): stri
 export function excerptLine(entry: Entry): string {
   const presented = entry.presented ? ` presented ${entry.presented.slice(0, 8)}` : '';
   const received = entry.received?.refresh ? ` received ${entry.received.refresh.slice(0, 8)}` : '';
-  const answer = entry.status === null ? `no answer (${entry.error})` : `${entry.status} ${entry.error ?? ''}`.trim();
   const requestId = entry.requestId ? ` [${entry.requestId}]` : '';
-  return `    #${entry.seq} ${seconds(entry.start)}–${seconds(entry.end)} ${entry.op}${presented} → ${answer}${received}${requestId}`;
+  return `    #${entry.seq} ${seconds(entry.start)}–${seconds(entry.end)} ${entry.op}${presented} → ${answerOf(entry)}${received}${requestId}`;
 }
 
 /** The verdict; its last line is PASS, or FAIL with the count of violations by rule. */

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { memoryStore } from '@devplat/kv';
 import { storeAdapter, storeFamilies, undoGraceMs } from '../src/adapter.ts';
+import { claimRecordingStore } from './claim-recording-store.ts';
 
 function setup() {
   const store = memoryStore();
@@ -74,15 +75,7 @@ describe('storage adapter', () => {
   });
 
   test("a code's use taken back a moment after the retry arrived (a 503'd redemption): the retry may redeem it", async () => {
-    const inner = memoryStore();
-    const claims: string[] = [];
-    const store = {
-      ...inner,
-      putIfAbsent: (...args: Parameters<typeof inner.putIfAbsent>) => {
-        claims.push(args[0]);
-        return inner.putIfAbsent(...args);
-      },
-    };
+    const { store, claims } = claimRecordingStore();
     const revoked: string[] = [];
     const Adapter = storeAdapter(
       store,
@@ -91,7 +84,7 @@ describe('storage adapter', () => {
     const codes = new Adapter('AuthorizationCode');
     await codes.upsert('sva_5', { jti: 'sva_5', grantId: 'g5' }, 120);
     await codes.consume('sva_5'); // the redemption whose answer was lost: its process takes the mark back
-    setTimeout(() => void inner.delete(claims), 300);
+    setTimeout(() => void store.delete(claims), 300);
     assert.equal((await codes.find('sva_5'))?.consumed, undefined, 'found unused once its mark is gone');
     assert.deepEqual(revoked, []);
   });

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { memoryStore } from '@devplat/kv';
 import { storeFamilies, undoGraceMs } from '../src/adapter.ts';
 import { refreshTokenAdapter, refreshTokenId } from '../src/refresh-token-adapter.ts';
+import { claimRecordingStore } from './claim-recording-store.ts';
 
 function setup() {
   const store = memoryStore();
@@ -64,19 +65,11 @@ describe('refresh tokens, one record per family', () => {
   });
 
   test("a rotation taken back a moment after the retry arrived (a 503'd refresh): the retry finds its token current", async () => {
-    const store = memoryStore();
-    const claims: string[] = [];
-    const recorded = {
-      ...store,
-      putIfAbsent: (...args: Parameters<typeof store.putIfAbsent>) => {
-        claims.push(args[0]);
-        return store.putIfAbsent(...args);
-      },
-    };
+    const { store, claims } = claimRecordingStore();
     const revoked: string[] = [];
     const tokens = refreshTokenAdapter(
-      recorded,
-      storeFamilies(recorded, { grantRevoked: async (grantId) => void revoked.push(grantId) }),
+      store,
+      storeFamilies(store, { grantRevoked: async (grantId) => void revoked.push(grantId) }),
     );
     const first = refreshTokenId('g7');
     await tokens.upsert(first, { jti: first, grantId: 'g7', scope: 'city.public.read' }, 60);
