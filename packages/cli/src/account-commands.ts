@@ -1,9 +1,10 @@
 // register, login, logout, whoami: the developer account and the console session.
-import type { CommandContext, CommandSpec, OptionSpec } from './command.ts';
+import type { CommandSpec } from './command.ts';
 import { credentialsPath, forgetSession, storeSession } from './credentials.ts';
 import { NotSignedInError } from './errors.ts';
+import { requiredOption } from './option-specs.ts';
 import { when } from './output.ts';
-import { readSecret } from './secret-input.ts';
+import { passwordSources, passwordStdinOption, readNewPassword, readPassword } from './password-input.ts';
 import { isApiKey } from './session.ts';
 
 interface Account {
@@ -13,39 +14,15 @@ interface Account {
   display_name: string | null;
 }
 
-const passwordStdin: OptionSpec = {
-  name: 'password-stdin',
-  type: 'boolean',
-  description: 'Read the password from the first line of stdin',
-};
-
-const passwordNote =
-  'The password is typed at a hidden prompt, or read from the first line of stdin with ' +
-  '--password-stdin, or from DEVPLAT_PASSWORD. It is never taken as an argument.';
-
-const password = (ctx: CommandContext, prompt: string, confirmPrompt?: string) =>
-  readSecret(ctx.io, {
-    what: 'password',
-    fromStdin: ctx.options['password-stdin'] === true,
-    stdinFlag: '--password-stdin',
-    envName: 'DEVPLAT_PASSWORD',
-    prompt,
-    ...(confirmPrompt ? { confirmPrompt } : {}),
-  });
+const passwordNote = passwordSources('The password');
 
 const register: CommandSpec = {
   path: ['register'],
   summary: 'Create a developer account on the console',
   options: [
-    { name: 'email', type: 'string', value: '<email>', required: true, description: 'Your e-mail address' },
-    {
-      name: 'display-name',
-      type: 'string',
-      value: '<name>',
-      required: true,
-      description: 'Your name as the console shows it',
-    },
-    passwordStdin,
+    requiredOption('email', '<email>', 'Your e-mail address'),
+    requiredOption('display-name', '<name>', 'Your name as the console shows it'),
+    passwordStdinOption,
   ],
   description: [passwordNote],
   examples: [
@@ -54,7 +31,7 @@ const register: CommandSpec = {
   ],
   async run(ctx) {
     const email = ctx.options.email as string;
-    const secret = await password(ctx, 'Choose a password: ', 'Repeat the password: ');
+    const secret = await readNewPassword(ctx, 'Choose a password: ');
     const answer = await ctx
       .anonymous()
       .request<Account>(
@@ -73,10 +50,7 @@ const register: CommandSpec = {
 const login: CommandSpec = {
   path: ['login'],
   summary: 'Sign in to the console and keep the session',
-  options: [
-    { name: 'email', type: 'string', value: '<email>', required: true, description: 'Your account e-mail address' },
-    passwordStdin,
-  ],
+  options: [requiredOption('email', '<email>', 'Your account e-mail address'), passwordStdinOption],
   description: [
     passwordNote,
     'The session token is kept in $DEVPLAT_CONFIG_DIR/credentials.json (default ~/.config/devplat), ' +
@@ -90,7 +64,7 @@ const login: CommandSpec = {
   ],
   async run(ctx) {
     const email = ctx.options.email as string;
-    const secret = await password(ctx, `Password for ${email}: `);
+    const secret = await readPassword(ctx, `Password for ${email}: `);
     const answer = await ctx
       .anonymous()
       .request<{ token: string; expires_at: string }>('POST', '/sessions', { email, password: secret });

@@ -2,12 +2,22 @@
 import { UsageError } from '@devplat/command-line';
 import type { AppView } from '@devplat/contract';
 import { scopeNames } from '@devplat/contract/catalogue';
-import type { ArgumentSpec, CommandContext, CommandSpec } from './command.ts';
-import { type Output, orDash, when } from './output.ts';
+import type { ArgumentSpec, CommandContext, CommandSpec, OptionSpec } from './command.ts';
+import { oneRequestCommand } from './one-request-command.ts';
+import { scopeOption } from './option-specs.ts';
+import { type Output, orDash, tableOrNone, when } from './output.ts';
 import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
 
 const clientId: ArgumentSpec = { name: 'client_id', description: "The app's client id (svc_...)" };
 const app = (ctx: CommandContext) => encodeURIComponent(ctx.args.client_id as string);
+
+/** --name: apps create requires it, apps edit changes it. */
+const nameOption: OptionSpec = {
+  name: 'name',
+  type: 'string',
+  value: '<name>',
+  description: 'The name players see on the consent screen',
+};
 
 function secretWarning(out: Output, secret: string) {
   out.line();
@@ -51,12 +61,10 @@ const list: CommandSpec = {
   summary: 'List your sandbox apps',
   async run(ctx) {
     const answer = await ctx.signedIn().request<{ data: AppView[] }>('GET', '/apps');
-    ctx.out.answer(answer.text, () => {
-      if (answer.body.data.length === 0) {
-        ctx.out.line('No apps yet. Create one with: devplat apps create --name <name> --scope profile.basic.read');
-        return;
-      }
-      ctx.out.table(
+    ctx.out.answer(answer.text, () =>
+      tableOrNone(
+        ctx.out,
+        'No apps yet. Create one with: devplat apps create --name <name> --scope profile.basic.read',
         ['Client ID', 'Name', 'Status', 'Scopes', 'Created'],
         answer.body.data.map((item) => [
           item.client_id,
@@ -65,8 +73,8 @@ const list: CommandSpec = {
           item.scopes.join(' ') || '-',
           when(item.created_at),
         ]),
-      );
-    });
+      ),
+    );
   },
 };
 
@@ -74,13 +82,7 @@ const create: CommandSpec = {
   path: ['apps', 'create'],
   summary: 'Create a sandbox app and show its client secret (once)',
   options: [
-    {
-      name: 'name',
-      type: 'string',
-      value: '<name>',
-      required: true,
-      description: 'The name players see on the consent screen',
-    },
+    { ...nameOption, required: true },
     {
       name: 'redirect-uri',
       type: 'string',
@@ -88,14 +90,7 @@ const create: CommandSpec = {
       multiple: true,
       description: 'Where players return after the consent screen (up to five)',
     },
-    {
-      name: 'scope',
-      type: 'string',
-      value: '<scope>',
-      multiple: true,
-      choices: scopeNames,
-      description: `A scope the app may ask for: ${scopeNames.join(' or ')}`,
-    },
+    scopeOption(`A scope the app may ask for: ${scopeNames.join(' or ')}`),
     {
       name: 'webhook-url',
       type: 'string',
@@ -145,26 +140,41 @@ const show: CommandSpec = {
   },
 };
 
-const disable: CommandSpec = {
-  path: ['apps', 'disable'],
-  summary: 'Disable an app; its tokens stop on their next use',
-  args: [clientId],
-  async run(ctx) {
-    const answer = await ctx.signedIn().request<AppView>('POST', `/apps/${app(ctx)}/disable`);
-    ctx.out.answer(answer.text, () => {
-      ctx.out.line(
-        `Disabled ${answer.body.client_id} ("${answer.body.name}"): every token issued to it stops working on its next use.`,
-      );
-    });
+/** What a change did to the app, in a line: `Disabled svc_... ("My App"): <effect>`. */
+const changed = (done: string, effect: string) => (view: AppView) =>
+  `${done} ${view.client_id} ("${view.name}"): ${effect}`;
+
+/** apps disable and enable: what each says, and what it does to the app's tokens. */
+const statusChanges = {
+  disable: {
+    summary: 'Disable an app; its tokens stop on their next use',
+    done: 'Disabled',
+    effect: 'every token issued to it stops working on its next use.',
+  },
+  enable: {
+    summary: 'Enable a disabled app; its tokens work again',
+    done: 'Enabled',
+    effect: 'its unexpired tokens work again, and it can get new ones.',
   },
 };
+
+function statusCommand(verb: keyof typeof statusChanges): CommandSpec {
+  const { summary, done, effect } = statusChanges[verb];
+  return oneRequestCommand({
+    path: ['apps', verb],
+    summary,
+    args: [clientId],
+    request: (ctx) => ctx.signedIn().request<AppView>('POST', `/apps/${app(ctx)}/${verb}`),
+    said: changed(done, effect),
+  });
+}
 
 const edit: CommandSpec = {
   path: ['apps', 'edit'],
   summary: "Change an app's name, redirect URIs or scopes; its client id stays",
   args: [clientId],
   options: [
-    { name: 'name', type: 'string', value: '<name>', description: 'The name players see on the consent screen' },
+    nameOption,
     {
       name: 'redirect-uri',
       type: 'string',
@@ -173,14 +183,7 @@ const edit: CommandSpec = {
       description: 'The redirect URIs, all of them (up to five): they replace the current list',
     },
     { name: 'no-redirect-uris', type: 'boolean', description: 'Remove every redirect URI (client credentials only)' },
-    {
-      name: 'scope',
-      type: 'string',
-      value: '<scope>',
-      multiple: true,
-      choices: scopeNames,
-      description: 'The scopes, all of them: they replace the current list',
-    },
+    scopeOption('The scopes, all of them: they replace the current list'),
   ],
   description: [
     'A redirect URI you remove stops matching at once. A scope you remove is granted to no new token; ' +
@@ -214,21 +217,7 @@ const edit: CommandSpec = {
   },
 };
 
-const enable: CommandSpec = {
-  path: ['apps', 'enable'],
-  summary: 'Enable a disabled app; its tokens work again',
-  args: [clientId],
-  async run(ctx) {
-    const answer = await ctx.signedIn().request<AppView>('POST', `/apps/${app(ctx)}/enable`);
-    ctx.out.answer(answer.text, () => {
-      ctx.out.line(
-        `Enabled ${answer.body.client_id} ("${answer.body.name}"): its unexpired tokens work again, and it can get new ones.`,
-      );
-    });
-  },
-};
-
-const remove: CommandSpec = {
+const remove = oneRequestCommand({
   path: ['apps', 'delete'],
   summary: 'Delete an app for good: its tokens stop, its consents end',
   args: [clientId],
@@ -239,22 +228,18 @@ const remove: CommandSpec = {
       'To stop an app for a while, use devplat apps disable instead.',
   ],
   examples: ['devplat apps delete svc_... --yes'],
-  async run(ctx) {
+  request(ctx) {
     if (ctx.options.yes !== true) {
       throw new UsageError(
         `Deleting ${ctx.args.client_id} cannot be undone: add --yes (or devplat apps disable to stop it for a while).`,
       );
     }
-    const answer = await ctx.signedIn().request<AppView>('DELETE', `/apps/${app(ctx)}`);
-    ctx.out.answer(answer.text, () => {
-      ctx.out.line(
-        `Deleted ${answer.body.client_id} ("${answer.body.name}"): its tokens stop on their next use, and its consents have ended.`,
-      );
-    });
+    return ctx.signedIn().request<AppView>('DELETE', `/apps/${app(ctx)}`);
   },
-};
+  said: changed('Deleted', 'its tokens stop on their next use, and its consents have ended.'),
+});
 
-const setWebhook: CommandSpec = {
+const setWebhook = oneRequestCommand({
   path: ['apps', 'set-webhook'],
   summary: "Set or remove an app's webhook URL",
   args: [clientId],
@@ -263,21 +248,18 @@ const setWebhook: CommandSpec = {
     { name: 'remove', type: 'boolean', description: 'Remove the webhook URL: no more events are sent' },
   ],
   examples: ['devplat apps set-webhook svc_... --url https://example.com/hooks/consent'],
-  async run(ctx) {
+  request(ctx) {
     const url = ctx.options.url as string | undefined;
     if ((url === undefined) === (ctx.options.remove !== true)) {
       throw new UsageError('Give exactly one of --url <url> or --remove.');
     }
-    const answer = await ctx.signedIn().request<AppView>('PATCH', `/apps/${app(ctx)}`, { webhook_url: url ?? null });
-    ctx.out.answer(answer.text, () =>
-      ctx.out.line(
-        answer.body.webhook_url
-          ? `Consent events for ${answer.body.client_id} now go to ${answer.body.webhook_url}.`
-          : `Removed the webhook URL of ${answer.body.client_id}.`,
-      ),
-    );
+    return ctx.signedIn().request<AppView>('PATCH', `/apps/${app(ctx)}`, { webhook_url: url ?? null });
   },
-};
+  said: (view) =>
+    view.webhook_url
+      ? `Consent events for ${view.client_id} now go to ${view.webhook_url}.`
+      : `Removed the webhook URL of ${view.client_id}.`,
+});
 
 const rotate: CommandSpec = {
   path: ['secrets', 'rotate'],
@@ -307,19 +289,27 @@ const rotate: CommandSpec = {
   },
 };
 
-const revoke: CommandSpec = {
+const revoke = oneRequestCommand({
   path: ['secrets', 'revoke'],
   summary: 'Revoke a client secret; its tokens stop on their next use',
   args: [clientId, { name: 'secret_id', description: 'The secret to revoke (devplat apps show lists them)' }],
-  async run(ctx) {
+  request(ctx) {
     const secretId = encodeURIComponent(ctx.args.secret_id as string);
-    const answer = await ctx.signedIn().request('DELETE', `/apps/${app(ctx)}/secrets/${secretId}`);
-    ctx.out.answer(answer.text, () =>
-      ctx.out.line(
-        `Revoked the secret ${ctx.args.secret_id} of ${ctx.args.client_id}: tokens obtained with it stop working on their next use.`,
-      ),
-    );
+    return ctx.signedIn().request('DELETE', `/apps/${app(ctx)}/secrets/${secretId}`);
   },
-};
+  said: (_, ctx) =>
+    `Revoked the secret ${ctx.args.secret_id} of ${ctx.args.client_id}: tokens obtained with it stop working on their next use.`,
+});
 
-export const appCommands = [list, create, show, edit, setWebhook, disable, enable, remove, rotate, revoke];
+export const appCommands = [
+  list,
+  create,
+  show,
+  edit,
+  setWebhook,
+  statusCommand('disable'),
+  statusCommand('enable'),
+  remove,
+  rotate,
+  revoke,
+];

@@ -73,11 +73,19 @@ const transitions = (commands: readonly CommandSpec[]) =>
 
 const quoteWords = (words: readonly string[]) => words.join(' ');
 
-/** The `case` arms, shared by both shells, that walk the words typed so far to a command. */
-const transitionCases = (commands: readonly CommandSpec[]) =>
-  transitions(commands)
-    .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
-    .join('\n');
+/**
+ * The loop, shared by both shells, that walks the words typed before the cursor to a command: those
+ * of the shell's array `words` from index `first` to just before index `cursor`.
+ */
+const walkToCommand = (commands: readonly CommandSpec[], words: string, first: number, cursor: string) =>
+  `  for ((i = ${first}; i < ${cursor}; i++)); do
+    word="\${${words}[i]}"
+    case "$cmd|$word" in
+${transitions(commands)
+  .map(({ from, word, to }) => `      "${from}|${word}") cmd="${to}" ;;`)
+  .join('\n')}
+    esac
+  done`;
 
 export function bashCompletion(commands: readonly CommandSpec[], groups: Record<string, string>): string {
   const values = valueOptions(commands);
@@ -85,12 +93,7 @@ export function bashCompletion(commands: readonly CommandSpec[], groups: Record<
 _devplat() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
   local cmd="" word i
-  for ((i = 1; i < COMP_CWORD; i++)); do
-    word="\${COMP_WORDS[i]}"
-    case "$cmd|$word" in
-${transitionCases(commands)}
-    esac
-  done
+${walkToCommand(commands, 'COMP_WORDS', 1, 'COMP_CWORD')}
   case "$cmd|$prev" in
 ${values
   .map(({ pattern, choices }) =>
@@ -122,12 +125,7 @@ export function zshCompletion(commands: readonly CommandSpec[], groups: Record<s
 _devplat() {
   local cmd="" word i
   local -a candidates
-  for ((i = 2; i < CURRENT; i++)); do
-    word="\${words[i]}"
-    case "$cmd|$word" in
-${transitionCases(commands)}
-    esac
-  done
+${walkToCommand(commands, 'words', 2, 'CURRENT')}
   case "$cmd|\${words[CURRENT-1]}" in
 ${values
   .map(({ pattern, choices }) =>

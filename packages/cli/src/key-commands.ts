@@ -4,7 +4,9 @@
 import { UsageError } from '@devplat/command-line';
 import { type ApiKeyView, apiKeyLimits, apiKeyScopes, type CreatedApiKeyView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { when } from './output.ts';
+import { oneRequestCommand } from './one-request-command.ts';
+import { requiredOption } from './option-specs.ts';
+import { tableOrNone, when } from './output.ts';
 
 const sessionOnly = { sessionOnly: true };
 
@@ -26,21 +28,13 @@ const create: CommandSpec = {
   path: ['keys', 'create'],
   summary: 'Create an API key for scripts and CI and show it (once)',
   options: [
-    {
-      name: 'name',
-      type: 'string',
-      value: '<name>',
-      required: true,
-      description: 'What the key is for, e.g. "CI deploy"',
-    },
-    {
-      name: 'scope',
-      type: 'string',
-      value: '<scope>',
-      required: true,
-      choices: apiKeyScopes,
-      description: 'read: GET calls only, no webhook signing secret; write: also changes',
-    },
+    requiredOption('name', '<name>', 'What the key is for, e.g. "CI deploy"'),
+    requiredOption(
+      'scope',
+      '<scope>',
+      'read: GET calls only, no webhook signing secret; write: also changes',
+      apiKeyScopes,
+    ),
     {
       name: 'expires-in-days',
       type: 'string',
@@ -95,12 +89,10 @@ const list: CommandSpec = {
   ],
   async run(ctx) {
     const answer = await ctx.signedIn(sessionOnly).request<{ data: ApiKeyView[] }>('GET', '/api-keys');
-    ctx.out.answer(answer.text, () => {
-      if (answer.body.data.length === 0) {
-        ctx.out.line('No API keys. Create one with: devplat keys create --name <name> --scope read');
-        return;
-      }
-      ctx.out.table(
+    ctx.out.answer(answer.text, () =>
+      tableOrNone(
+        ctx.out,
+        'No API keys. Create one with: devplat keys create --name <name> --scope read',
         ['ID', 'Name', 'Scope', 'Key', 'Status', 'Created', 'Expires', 'Last used'],
         answer.body.data.map((key) => [
           key.id,
@@ -112,22 +104,20 @@ const list: CommandSpec = {
           when(key.expires_at),
           key.last_used_at ? when(key.last_used_at) : 'never',
         ]),
-      );
-    });
+      ),
+    );
   },
 };
 
-const revoke: CommandSpec = {
+const revoke = oneRequestCommand({
   path: ['keys', 'revoke'],
   summary: 'Revoke an API key: it is refused from its next call',
   args: [{ name: 'id', description: 'The key to revoke (devplat keys list shows the ids)' }],
-  async run(ctx) {
-    const id = ctx.args.id as string;
-    const answer = await ctx.signedIn(sessionOnly).request('DELETE', `/api-keys/${encodeURIComponent(id)}`, undefined, {
+  request: (ctx) =>
+    ctx.signedIn(sessionOnly).request('DELETE', `/api-keys/${encodeURIComponent(ctx.args.id as string)}`, undefined, {
       NOT_FOUND: 'devplat keys list shows the ids of your keys.',
-    });
-    ctx.out.answer(answer.text, () => ctx.out.line(`Revoked the API key ${id}: it is refused from its next call.`));
-  },
-};
+    }),
+  said: (_, ctx) => `Revoked the API key ${ctx.args.id}: it is refused from its next call.`,
+});
 
 export const keyCommands: CommandSpec[] = [create, list, revoke];

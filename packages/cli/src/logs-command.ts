@@ -6,6 +6,7 @@
 import type { RequestLogEntryView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { followConsoleStream } from './console-stream.ts';
+import { filterOption } from './option-specs.ts';
 import { when } from './output.ts';
 import { clientIdArg } from './public-api.ts';
 
@@ -74,20 +75,8 @@ const tail: CommandSpec = {
   summary: "Stream an app's request log live: each call with its status, error code and request id",
   args: [clientIdArg],
   options: [
-    {
-      name: 'status',
-      type: 'string',
-      value: '<class>',
-      choices: statusClasses,
-      description: `Only answers of this status class: ${statusClasses.join(', ')}`,
-    },
-    {
-      name: 'operation',
-      type: 'string',
-      value: '<operation>',
-      choices: operations,
-      description: `Only this operation: ${operations.join(', ')}`,
-    },
+    filterOption('status', '<class>', statusClasses, 'Only answers of this status class'),
+    filterOption('operation', '<operation>', operations, 'Only this operation'),
     {
       name: 'error',
       type: 'string',

@@ -44,6 +44,12 @@ export function createOutput(io: Io, json: boolean): Output {
   };
 }
 
+/** A list for a person: its table, or, when it is empty, the line that says so (and how to add one). */
+export function tableOrNone(out: Output, none: string, headers: string[], rows: string[][]): void {
+  if (rows.length === 0) out.line(none);
+  else out.table(headers, rows);
+}
+
 /** An API timestamp for a table: to the second, in UTC. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '-';

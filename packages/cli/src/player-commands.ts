@@ -3,8 +3,10 @@
 import { UsageError } from '@devplat/command-line';
 import type { PlayerPageView, PlayerView } from '@devplat/contract';
 import type { CommandContext, CommandSpec } from './command.ts';
-import { orDash, when } from './output.ts';
-import { readSecret } from './secret-input.ts';
+import { oneRequestCommand } from './one-request-command.ts';
+import { requiredOption } from './option-specs.ts';
+import { orDash, tableOrNone, when } from './output.ts';
+import { passwordSources, passwordStdinOption, readNewPassword } from './password-input.ts';
 
 /**
  * The developer's players, oldest first, a page of the console API's largest size at a time:
@@ -34,12 +36,10 @@ const list: CommandSpec = {
     const players: PlayerView[] = [];
     for await (const page of playerPages(ctx)) players.push(...page);
     const whole: PlayerPageView = { data: players, next_cursor: null };
-    ctx.out.answer(JSON.stringify(whole), () => {
-      if (players.length === 0) {
-        ctx.out.line('No sandbox players yet. Create one with: devplat players create --username <username>');
-        return;
-      }
-      ctx.out.table(
+    ctx.out.answer(JSON.stringify(whole), () =>
+      tableOrNone(
+        ctx.out,
+        'No sandbox players yet. Create one with: devplat players create --username <username>',
         ['Username', 'Display name', 'Status', 'ID', 'Created'],
         players.map((player) => [
           player.username,
@@ -48,8 +48,8 @@ const list: CommandSpec = {
           player.id,
           when(player.created_at),
         ]),
-      );
-    });
+      ),
+    );
   },
 };
 
@@ -57,31 +57,17 @@ const create: CommandSpec = {
   path: ['players', 'create'],
   summary: 'Create a sandbox player to sign in with on the consent screen',
   options: [
-    {
-      name: 'username',
-      type: 'string',
-      value: '<username>',
-      required: true,
-      description: '3 to 32 characters: lower-case letters, digits, and _ . -',
-    },
+    requiredOption('username', '<username>', '3 to 32 characters: lower-case letters, digits, and _ . -'),
     { name: 'display-name', type: 'string', value: '<name>', description: 'The name GET /me answers (optional)' },
-    { name: 'password-stdin', type: 'boolean', description: 'Read the password from the first line of stdin' },
+    passwordStdinOption,
   ],
   description: [
-    "The player's password is typed at a hidden prompt, or read from the first line of stdin with " +
-      '--password-stdin, or from DEVPLAT_PASSWORD. It is never taken as an argument.',
+    passwordSources("The player's password"),
     'Sandbox players are synthetic: they exist only in the sandbox and belong to your account.',
   ],
   examples: ['devplat players create --username ada --display-name "Ada"'],
   async run(ctx) {
-    const password = await readSecret(ctx.io, {
-      what: 'password',
-      fromStdin: ctx.options['password-stdin'] === true,
-      stdinFlag: '--password-stdin',
-      envName: 'DEVPLAT_PASSWORD',
-      prompt: `Password for the player ${ctx.options.username}: `,
-      confirmPrompt: 'Repeat the password: ',
-    });
+    const password = await readNewPassword(ctx, `Password for the player ${ctx.options.username}: `);
     const answer = await ctx.signedIn().request<PlayerView>('POST', '/sandbox-players', {
       username: ctx.options.username,
       password,
@@ -106,7 +92,7 @@ async function playerId(ctx: CommandContext): Promise<string> {
 }
 
 function statusCommand(verb: 'disable' | 'enable'): CommandSpec {
-  return {
+  return oneRequestCommand({
     path: ['players', verb],
     summary:
       verb === 'disable'
@@ -114,18 +100,15 @@ function statusCommand(verb: 'disable' | 'enable'): CommandSpec {
         : 'Enable a disabled sandbox player again',
     args: [{ name: 'player', description: 'The username or id (devplat players list shows both)' }],
     examples: [`devplat players ${verb} ada`],
-    async run(ctx) {
+    async request(ctx) {
       const id = encodeURIComponent(await playerId(ctx));
-      const answer = await ctx.signedIn().request<PlayerView>('POST', `/sandbox-players/${id}/${verb}`);
-      ctx.out.answer(answer.text, () =>
-        ctx.out.line(
-          verb === 'disable'
-            ? `Disabled ${answer.body.username}: every token of theirs answers 403 ACCESS_DENIED from its next call; their consents stand.`
-            : `Enabled ${answer.body.username}: their tokens work again.`,
-        ),
-      );
+      return ctx.signedIn().request<PlayerView>('POST', `/sandbox-players/${id}/${verb}`);
     },
-  };
+    said: (player) =>
+      verb === 'disable'
+        ? `Disabled ${player.username}: every token of theirs answers 403 ACCESS_DENIED from its next call; their consents stand.`
+        : `Enabled ${player.username}: their tokens work again.`,
+  });
 }
 
 export const playerCommands = [list, create, statusCommand('disable'), statusCommand('enable')];

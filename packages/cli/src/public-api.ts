@@ -1,6 +1,6 @@
 // The public API as an app sees it, for the commands that act as one (try, token): where it is,
-// its authorization server metadata (RFC 8414 discovery with oauth4webapi), and the words for
-// what can go wrong on the way.
+// its authorization server metadata (RFC 8414 discovery with oauth4webapi), its token endpoint
+// called as the app, and the words for what can go wrong on the way.
 import { UsageError } from '@devplat/command-line';
 import * as oauth from 'oauth4webapi';
 import type { CommandContext } from './command.ts';
@@ -14,7 +14,7 @@ export const requestTimeoutMs = 30_000;
 /** oauth4webapi refuses plain http unless told; allowed only for an API on this machine. */
 export type Insecure = { [oauth.allowInsecureRequests]: boolean };
 
-export const insecureFor = (baseUrl: string): Insecure => ({
+const insecureFor = (baseUrl: string): Insecure => ({
   [oauth.allowInsecureRequests]: new URL(baseUrl).protocol === 'http:',
 });
 
@@ -50,8 +50,13 @@ export const clientSecretStdinOption = {
   description: "Read the app's client secret from the first line of stdin",
 } as const;
 
+/** Where readClientSecret looks, as the help of the commands that read it says. */
+export const clientSecretSources =
+  'The client secret is read from the first line of stdin with --client-secret-stdin, or from ' +
+  'DEVPLAT_CLIENT_SECRET, or typed at a hidden prompt; never taken as an argument.';
+
 /** The app's secret: stdin with --client-secret-stdin, else DEVPLAT_CLIENT_SECRET, else a hidden prompt. */
-export const readClientSecret = (ctx: CommandContext, clientId: string) =>
+const readClientSecret = (ctx: CommandContext, clientId: string) =>
   readSecret(ctx.io, {
     what: 'client secret',
     fromStdin: ctx.options['client-secret-stdin'] === true,
@@ -69,7 +74,7 @@ export function unreachable(what: string, url: string, error: unknown): FailureE
   );
 }
 
-export async function discover(baseUrl: string, insecure: Insecure): Promise<oauth.AuthorizationServer> {
+async function discover(baseUrl: string, insecure: Insecure): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(baseUrl);
   let response: Response;
   try {
@@ -93,11 +98,26 @@ export async function discover(baseUrl: string, insecure: Insecure): Promise<oau
   }
 }
 
+/** What a command acting as the app holds: its client id and secret, and the server it discovered. */
+export interface ActingApp {
+  clientId: string;
+  secret: string;
+  as: oauth.AuthorizationServer;
+  insecure: Insecure;
+}
+
+/** Reads the app's secret, then discovers the authorization server of the public API at `baseUrl`. */
+export async function actAsApp(ctx: CommandContext, clientId: string, baseUrl: string): Promise<ActingApp> {
+  const secret = await readClientSecret(ctx, clientId);
+  const insecure = insecureFor(baseUrl);
+  return { clientId, secret, as: await discover(baseUrl, insecure), insecure };
+}
+
 /** Text from the network, safe for a terminal: no control characters, bounded. */
 export const clean = (text: string | undefined) => (text ?? '').replace(/\p{Cc}/gu, ' ').slice(0, 300);
 
 /** A refusal at the token endpoint, in words: which client, what it said. */
-export function tokenRefused(clientId: string, error: string, description: string | undefined, what: string) {
+function tokenRefused(clientId: string, error: string, description: string | undefined, what: string) {
   const said = clean(description);
   const explanation =
     error === 'invalid_client'
@@ -107,7 +127,7 @@ export function tokenRefused(clientId: string, error: string, description: strin
 }
 
 /** Reads a token endpoint answer with oauth4webapi's `process`, turning its refusals into words. */
-export async function tokenAnswer<T>(clientId: string, what: string, process: () => Promise<T>): Promise<T> {
+async function tokenAnswer<T>(clientId: string, what: string, process: () => Promise<T>): Promise<T> {
   try {
     return await process();
   } catch (error) {
@@ -120,4 +140,32 @@ export async function tokenAnswer<T>(clientId: string, what: string, process: ()
     }
     throw failure('TOKEN_REFUSED', 'Token refused', `The token answer is not usable: ${(error as Error).message}.`);
   }
+}
+
+/** A grant at the token endpoint, with oauth4webapi: its request, and the `process` that reads its answer. */
+export interface TokenGrant {
+  request(client: oauth.Client, auth: oauth.ClientAuth, options: oauth.TokenEndpointRequestOptions): Promise<Response>;
+  process(client: oauth.Client, response: Response): Promise<oauth.TokenEndpointResponse>;
+}
+
+/**
+ * Asks the token endpoint for a grant as the app (client_secret_basic). Both an unreachable endpoint
+ * and a refusal come back in words; `what` says what was asked for ("to issue a token").
+ */
+export async function requestToken(
+  app: ActingApp,
+  what: string,
+  grant: TokenGrant,
+): Promise<oauth.TokenEndpointResponse> {
+  const client = { client_id: app.clientId };
+  let response: Response;
+  try {
+    response = await grant.request(client, oauth.ClientSecretBasic(app.secret), {
+      ...app.insecure,
+      signal: AbortSignal.timeout(requestTimeoutMs),
+    });
+  } catch (error) {
+    throw unreachable('the token endpoint', String(app.as.token_endpoint), error);
+  }
+  return tokenAnswer(app.clientId, what, () => grant.process(client, response));
 }

@@ -1,20 +1,18 @@
 // devplat token: a client-credentials token for an app, as the app itself gets one (oauth4webapi:
 // discovery, then the token endpoint with client_secret_basic). Prints the access token alone, so
 // it composes: curl -H "Authorization: Bearer $(devplat token svc_... --client-secret-stdin < s)".
-import { type Scope, scopeNames } from '@devplat/contract/catalogue';
+import type { Scope } from '@devplat/contract/catalogue';
 import * as oauth from 'oauth4webapi';
 import type { CommandContext, CommandSpec } from './command.ts';
+import { scopeOption } from './option-specs.ts';
 import {
+  actAsApp,
   baseUrlOption,
   clientIdArg,
+  clientSecretSources,
   clientSecretStdinOption,
-  discover,
-  insecureFor,
   publicApiBase,
-  readClientSecret,
-  requestTimeoutMs,
-  tokenAnswer,
-  unreachable,
+  requestToken,
 } from './public-api.ts';
 
 const appScope: Scope = 'city.public.read';
@@ -23,25 +21,12 @@ async function runToken(ctx: CommandContext) {
   const clientId = ctx.args.client_id as string;
   const baseUrl = publicApiBase(ctx);
   const scopes = (ctx.options.scope as string[] | undefined) ?? [appScope];
-  const secret = await readClientSecret(ctx, clientId);
-  const insecure = insecureFor(baseUrl);
-  const as = await discover(baseUrl, insecure);
-  const client = { client_id: clientId };
-  let response: Response;
-  try {
-    response = await oauth.clientCredentialsGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(secret),
-      new URLSearchParams({ scope: [...new Set(scopes)].join(' ') }),
-      { ...insecure, signal: AbortSignal.timeout(requestTimeoutMs) },
-    );
-  } catch (error) {
-    throw unreachable('the token endpoint', String(as.token_endpoint), error);
-  }
-  const tokens = await tokenAnswer(clientId, 'to issue a token', () =>
-    oauth.processClientCredentialsResponse(as, client, response),
-  );
+  const app = await actAsApp(ctx, clientId, baseUrl);
+  const asked = new URLSearchParams({ scope: [...new Set(scopes)].join(' ') });
+  const tokens = await requestToken(app, 'to issue a token', {
+    request: (client, auth, options) => oauth.clientCredentialsGrantRequest(app.as, client, auth, asked, options),
+    process: (client, response) => oauth.processClientCredentialsResponse(app.as, client, response),
+  });
   if (ctx.json) {
     ctx.out.document({
       access_token: tokens.access_token,
@@ -65,22 +50,14 @@ export const tokenCommand: CommandSpec = {
   options: [
     clientSecretStdinOption,
     baseUrlOption,
-    {
-      name: 'scope',
-      type: 'string',
-      value: '<scope>',
-      multiple: true,
-      choices: scopeNames,
-      description: `Scopes to ask for (default ${appScope}; an app token carries app scopes only)`,
-    },
+    scopeOption(`Scopes to ask for (default ${appScope}; an app token carries app scopes only)`),
   ],
   description: [
     'devplat token asks the token endpoint for a client-credentials token exactly as your app would ' +
       '(RFC 8414 discovery from --base-url, then client_secret_basic) and prints the access token ' +
       'alone on stdout, so it can be used in a shell: see the example. With --json it prints the whole ' +
       'answer (access_token, token_type, expires_in, scope).',
-    'The client secret is read from the first line of stdin with --client-secret-stdin, or from ' +
-      'DEVPLAT_CLIENT_SECRET, or typed at a hidden prompt; never taken as an argument.',
+    clientSecretSources,
   ],
   examples: [
     'TOKEN=$(devplat token svc_... --client-secret-stdin < secret.txt)',

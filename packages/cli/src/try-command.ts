@@ -3,25 +3,26 @@
 // redirect URI, state and iss checked, the code redeemed, and GET /me called with the token.
 import { UsageError } from '@devplat/command-line';
 import type { AppView } from '@devplat/contract';
-import { type Scope, scopeNames } from '@devplat/contract/catalogue';
+import type { Scope } from '@devplat/contract/catalogue';
 import * as oauth from 'oauth4webapi';
 import { listenForCallback } from './callback-server.ts';
 import type { CommandContext, CommandSpec } from './command.ts';
 import { problemOf } from './console-client.ts';
 import { CliError, FailureError, failure, NotSignedInError } from './errors.ts';
 import { browserOpener, openBrowser } from './open-browser.ts';
+import { scopeOption } from './option-specs.ts';
 import {
+  type ActingApp,
+  actAsApp,
   baseUrlOption,
   clean,
   clientIdArg,
+  clientSecretSources,
   clientSecretStdinOption,
-  discover,
   type Insecure,
-  insecureFor,
   publicApiBase,
-  readClientSecret,
   requestTimeoutMs,
-  tokenAnswer,
+  requestToken,
   unreachable,
 } from './public-api.ts';
 import { defaultRedirectUri, isLoopbackHttp } from './try-defaults.ts';
@@ -152,32 +153,12 @@ function checkCallback(as: oauth.AuthorizationServer, s: TrySettings, callback: 
   }
 }
 
-async function redeem(
-  as: oauth.AuthorizationServer,
-  s: TrySettings,
-  secret: string,
-  params: URLSearchParams,
-  verifier: string,
-  insecure: Insecure,
-): Promise<oauth.TokenEndpointResponse> {
-  const client = { client_id: s.clientId };
-  let response: Response;
-  try {
-    response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.ClientSecretBasic(secret),
-      params,
-      s.redirectUri.href,
-      verifier,
-      { ...insecure, signal: AbortSignal.timeout(requestTimeoutMs) },
-    );
-  } catch (error) {
-    throw unreachable('the token endpoint', String(as.token_endpoint), error);
-  }
-  return tokenAnswer(s.clientId, 'to redeem the code', () =>
-    oauth.processAuthorizationCodeResponse(as, client, response),
-  );
+function redeem(app: ActingApp, s: TrySettings, params: URLSearchParams, verifier: string) {
+  return requestToken(app, 'to redeem the code', {
+    request: (client, auth, options) =>
+      oauth.authorizationCodeGrantRequest(app.as, client, auth, params, s.redirectUri.href, verifier, options),
+    process: (client, response) => oauth.processAuthorizationCodeResponse(app.as, client, response),
+  });
 }
 
 async function callMe(s: TrySettings, accessToken: string, insecure: Insecure) {
@@ -221,10 +202,9 @@ async function waitForBrowser(received: Promise<URL>, s: TrySettings): Promise<U
 async function runTry(ctx: CommandContext) {
   const s = settings(ctx);
   const appScopes = await checkApp(ctx, s);
-  const secret = await readClientSecret(ctx, s.clientId);
+  const app = await actAsApp(ctx, s.clientId, s.baseUrl);
   const scopes = s.scopes ?? appScopes ?? [profileScope];
-  const insecure = insecureFor(s.baseUrl);
-  const as = await discover(s.baseUrl, insecure);
+  const { as } = app;
 
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -259,8 +239,8 @@ async function runTry(ctx: CommandContext) {
   }
   const params = checkCallback(as, s, callback, state);
   ctx.out.note('The browser came back: redeeming the code and calling GET /me...');
-  const tokens = await redeem(as, s, secret, params, verifier, insecure);
-  const me = await callMe(s, tokens.access_token, insecure);
+  const tokens = await redeem(app, s, params, verifier);
+  const me = await callMe(s, tokens.access_token, app.insecure);
   const showTokens = ctx.options['show-tokens'] === true;
 
   if (ctx.json) {
@@ -304,14 +284,7 @@ export const tryCommand: CommandSpec = {
       value: '<uri>',
       description: `Where to receive the browser; one of the app's redirect URIs (default ${defaultRedirectUri})`,
     },
-    {
-      name: 'scope',
-      type: 'string',
-      value: '<scope>',
-      multiple: true,
-      choices: scopeNames,
-      description: `Scopes to ask for (default: the app's); must include ${profileScope}`,
-    },
+    scopeOption(`Scopes to ask for (default: the app's); must include ${profileScope}`),
     {
       name: 'timeout',
       type: 'string',
@@ -332,9 +305,7 @@ export const tryCommand: CommandSpec = {
       "the app's registered redirect URIs. Sign in as a sandbox player and press Allow: devplat try " +
       'checks the state and issuer of the redirect, redeems the code with the client secret, calls ' +
       'GET /me with the access token, and prints the answer with the scopes granted.',
-    'The client secret is read from the first line of stdin with --client-secret-stdin, or from ' +
-      'DEVPLAT_CLIENT_SECRET, or typed at a hidden prompt; never taken as an argument. Tokens are not ' +
-      'printed unless --show-tokens is given.',
+    `${clientSecretSources} Tokens are not printed unless --show-tokens is given.`,
   ],
   examples: [
     'devplat try svc_... --client-secret-stdin < secret.txt',

@@ -1,7 +1,9 @@
 // webhooks test, deliveries list/replay: the console's view of an app's webhook deliveries.
 import type { DeliveryView as Delivery, DeliveryStatus } from '@devplat/contract';
 import type { CommandSpec } from './command.ts';
-import { orDash, when } from './output.ts';
+import { oneRequestCommand } from './one-request-command.ts';
+import { filterOption } from './option-specs.ts';
+import { orDash, tableOrNone, when } from './output.ts';
 
 const deliveryStatuses = ['failed', 'pending', 'succeeded'] as const satisfies readonly DeliveryStatus[];
 const clientId = { name: 'client_id', description: "The app's client id (svc_...)" };
@@ -42,15 +44,7 @@ const list: CommandSpec = {
   path: ['deliveries', 'list'],
   summary: "List an app's webhook deliveries and their state",
   args: [clientId],
-  options: [
-    {
-      name: 'status',
-      type: 'string',
-      value: '<status>',
-      choices: deliveryStatuses,
-      description: `Only deliveries in this state: ${deliveryStatuses.join(', ')}`,
-    },
-  ],
+  options: [filterOption('status', '<status>', deliveryStatuses, 'Only deliveries in this state')],
   examples: ['devplat deliveries list svc_... --status failed'],
   async run(ctx) {
     const client = ctx.args.client_id as string;
@@ -60,11 +54,9 @@ const list: CommandSpec = {
       .signedIn()
       .request<{ data: Delivery[] }>('GET', `/apps/${encodeURIComponent(client)}/deliveries${query}`);
     ctx.out.answer(answer.text, () => {
-      if (answer.body.data.length === 0) {
-        ctx.out.line(`No ${status ? `${status} ` : ''}deliveries for ${client}.`);
-        return;
-      }
-      ctx.out.table(
+      tableOrNone(
+        ctx.out,
+        `No ${status ? `${status} ` : ''}deliveries for ${client}.`,
         ['Delivery ID', 'Event', 'Status', 'Attempts', 'Last result', 'Created'],
         answer.body.data.map((delivery) => [
           delivery.delivery_id,
@@ -83,19 +75,15 @@ const list: CommandSpec = {
   },
 };
 
-const replay: CommandSpec = {
+const replay = oneRequestCommand({
   path: ['deliveries', 'replay'],
   summary: 'Send a failed delivery again (the replay is audited)',
   args: [{ name: 'delivery_id', description: 'A failed delivery (devplat deliveries list --status failed)' }],
-  async run(ctx) {
-    const id = ctx.args.delivery_id as string;
-    const answer = await ctx
-      .signedIn()
-      .request<{ delivery_id: string }>('POST', `/deliveries/${encodeURIComponent(id)}/replay`);
-    ctx.out.answer(answer.text, () =>
-      ctx.out.line(`Queued a replay of ${id} (delivery ${orDash(answer.body?.delivery_id)}).`),
-    );
+  request(ctx) {
+    const id = encodeURIComponent(ctx.args.delivery_id as string);
+    return ctx.signedIn().request<{ delivery_id: string }>('POST', `/deliveries/${id}/replay`);
   },
-};
+  said: (queued, ctx) => `Queued a replay of ${ctx.args.delivery_id} (delivery ${orDash(queued?.delivery_id)}).`,
+});
 
 export const webhookCommands = [test, list, replay];
