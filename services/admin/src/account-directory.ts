@@ -3,11 +3,12 @@
 import { accountNamed, searchAccounts } from '@devplat/domain/accounts';
 import { appCountsOfAccount } from '@devplat/domain/apps';
 import { playerCountsOfAccount } from '@devplat/domain/players';
-import type { Command } from './command.ts';
+import { type Command, stringOption } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
-import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { createdRangeFilters, filter, findCommand } from './find-command.ts';
+import { countsByStatus, table, time } from './listing.ts';
 
-export const findAccountsCommand: Command = {
+export const findAccountsCommand = findCommand({
   path: ['find-accounts'],
   summary: 'Find developer accounts by e-mail, status or creation time, newest first',
   description: [
@@ -18,49 +19,18 @@ whole address in any case; --email-contains a part of it in any case (a name, or
 ISO 8601 with a zone or a date (midnight UTC), since inclusive, until exclusive. Exit 65 when a
 filter is refused (an unknown status, a bad time, a cursor this listing did not give).`,
   ],
-  args: [],
-  options: [
-    { name: 'email', type: 'string', value: '<address>', description: 'The whole e-mail address, in any case' },
-    {
-      name: 'email-contains',
-      type: 'string',
-      value: '<text>',
-      description: 'A part of the e-mail address, in any case',
-    },
-    { name: 'status', type: 'string', value: '<status>', description: 'active or suspended' },
-    ...createdRangeOptions,
-    ...pageOptions,
+  filters: [
+    filter('email', stringOption('email', '<address>', 'The whole e-mail address, in any case')),
+    filter('emailContains', stringOption('email-contains', '<text>', 'A part of the e-mail address, in any case')),
+    filter('status', stringOption('status', '<status>', 'active or suspended')),
+    ...createdRangeFilters,
   ],
-  async run(invocation) {
-    const email = text(invocation, 'email');
-    const emailContains = text(invocation, 'email-contains');
-    const status = text(invocation, 'status');
-    const createdSince = text(invocation, 'since');
-    const createdUntil = text(invocation, 'until');
-    await withDatabase(adminConfig(invocation.env), async (prisma) => {
-      const { items, nextCursor } = await searchAccounts(prisma, {
-        ...(email !== undefined && { email }),
-        ...(emailContains !== undefined && { emailContains }),
-        ...(status !== undefined && { status }),
-        ...(createdSince !== undefined && { createdSince }),
-        ...(createdUntil !== undefined && { createdUntil }),
-        ...pageOf(invocation),
-      });
-      const rows = items.map((account) => [
-        time(account.createdAt),
-        account.email,
-        account.status,
-        account.kind,
-        account.id,
-      ]);
-      printPage(
-        invocation.io,
-        { headings: ['CREATED', 'EMAIL', 'STATUS', 'KIND', 'ID'], rows, none: 'no accounts match' },
-        nextCursor,
-      );
-    });
-  },
-};
+  search: searchAccounts,
+  headings: ['CREATED', 'EMAIL', 'STATUS', 'KIND', 'ID'],
+  rows: (_prisma, accounts) =>
+    accounts.map((account) => [time(account.createdAt), account.email, account.status, account.kind, account.id]),
+  none: 'no accounts match',
+});
 
 export const showAccountCommand: Command = {
   path: ['show-account'],

@@ -3,12 +3,13 @@
 
 import { appDetails, searchApps } from '@devplat/domain/apps';
 import type { TokenUsage } from '@devplat/usage';
-import type { Command } from './command.ts';
+import { type Command, stringOption } from './command.ts';
 import { adminConfig, withDatabase, withUsage } from './connections.ts';
-import { countsByStatus, createdRangeOptions, pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { createdRangeFilters, filter, findCommand } from './find-command.ts';
+import { countsByStatus, table, time } from './listing.ts';
 import { tokensLastDayOrNull } from './usage.ts';
 
-export const findAppsCommand: Command = {
+export const findAppsCommand = findCommand({
   path: ['find-apps'],
   summary: 'Find apps by developer e-mail, client id, name, status or creation time, newest first',
   description: [
@@ -19,41 +20,18 @@ any case; --name is the start of the app's name, in any case (_ and % are only t
 --since and --until bound when the app was created: ISO 8601 with a zone or a date (midnight UTC),
 since inclusive, until exclusive. Exit 65 when a filter is refused.`,
   ],
-  args: [],
-  options: [
-    {
-      name: 'email',
-      type: 'string',
-      value: '<address>',
-      description: "The developer's whole e-mail address, in any case",
-    },
-    { name: 'client-id', type: 'string', value: '<client_id>', description: 'The whole client id, in any case' },
-    { name: 'name', type: 'string', value: '<text>', description: "The start of the app's name, in any case" },
-    { name: 'status', type: 'string', value: '<status>', description: 'active, disabled, suspended or deleted' },
-    ...createdRangeOptions,
-    ...pageOptions,
+  filters: [
+    filter('email', stringOption('email', '<address>', "The developer's whole e-mail address, in any case")),
+    filter('clientId', stringOption('client-id', '<client_id>', 'The whole client id, in any case')),
+    filter('namePrefix', stringOption('name', '<text>', "The start of the app's name, in any case")),
+    filter('status', stringOption('status', '<status>', 'active, disabled, suspended or deleted')),
+    ...createdRangeFilters,
   ],
-  async run(invocation) {
-    const filters = {
-      email: text(invocation, 'email'),
-      clientId: text(invocation, 'client-id'),
-      namePrefix: text(invocation, 'name'),
-      status: text(invocation, 'status'),
-      createdSince: text(invocation, 'since'),
-      createdUntil: text(invocation, 'until'),
-    };
-    const given = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
-    await withDatabase(adminConfig(invocation.env), async (prisma) => {
-      const { items, nextCursor } = await searchApps(prisma, { ...given, ...pageOf(invocation) });
-      const rows = items.map((app) => [time(app.createdAt), app.clientId, app.status, app.name]);
-      printPage(
-        invocation.io,
-        { headings: ['CREATED', 'CLIENT ID', 'STATUS', 'NAME'], rows, none: 'no apps match' },
-        nextCursor,
-      );
-    });
-  },
-};
+  search: searchApps,
+  headings: ['CREATED', 'CLIENT ID', 'STATUS', 'NAME'],
+  rows: (_prisma, apps) => apps.map((app) => [time(app.createdAt), app.clientId, app.status, app.name]),
+  none: 'no apps match',
+});
 
 export const showAppCommand: Command = {
   path: ['show-app'],

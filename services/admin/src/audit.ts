@@ -6,7 +6,7 @@ import type { AuditRecord, PrismaClient } from '@devplat/db';
 import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { type AuditFilter, auditJsonLine, auditTargetTypes, exportAudit, queryAudit } from '@devplat/domain/audit';
 import { auditFilterOf } from '@devplat/domain/workflows';
-import { type Command, type Invocation, type Io, usageError } from './command.ts';
+import { type Command, type Invocation, type Io, stringOption, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, text, time } from './listing.ts';
 
@@ -96,21 +96,11 @@ or player, 69 when PostgreSQL does not answer.`,
   ],
   args: [],
   options: [
-    {
-      name: 'actor',
-      type: 'string',
-      value: '<name or account>',
-      description: "An operator's name, or an account's id or e-mail",
-    },
-    {
-      name: 'action',
-      type: 'string',
-      value: '<action or prefix.>',
-      description: 'An action, or a prefix ending with a dot',
-    },
-    { name: 'target', type: 'string', value: '<type>[:<id>]', description: 'A target type, and one target of it' },
-    { name: 'since', type: 'string', value: '<ISO time>', description: 'From this time (inclusive)' },
-    { name: 'until', type: 'string', value: '<ISO time>', description: 'Until this time (exclusive)' },
+    stringOption('actor', '<name or account>', "An operator's name, or an account's id or e-mail"),
+    stringOption('action', '<action or prefix.>', 'An action, or a prefix ending with a dot'),
+    stringOption('target', '<type>[:<id>]', 'A target type, and one target of it'),
+    stringOption('since', '<ISO time>', 'From this time (inclusive)'),
+    stringOption('until', '<ISO time>', 'Until this time (exclusive)'),
     ...pageOptions,
     {
       name: 'jsonl',

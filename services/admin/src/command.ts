@@ -7,6 +7,17 @@ import { maxReasonLength, operatorReason, type ReasonFault } from '@devplat/doma
 
 export type { OptionSpec };
 
+/** `--<name> <value>`: an option that takes a value, e.g. stringOption('email', '<address>', 'The address'). */
+export const stringOption = (name: string, value: string, description: string): OptionSpec => ({
+  name,
+  type: 'string',
+  value,
+  description,
+});
+
+/** The option, shown as required (the command checks it itself). */
+export const required = (option: OptionSpec): OptionSpec => ({ ...option, required: true });
+
 /** sysexits.h, as the services use them (78 is loadConfigOrExit's). */
 export const exitCodes = {
   ok: 0,
@@ -92,6 +103,18 @@ export interface AuditedRun {
   reason: string | null;
 }
 
+/** Who makes an audited change and why. */
+const auditOptions: OptionSpec[] = [
+  required(
+    stringOption(
+      'operator',
+      '<name>',
+      'Who you are, for the audit record (actor type operator); default ADMIN_OPERATOR',
+    ),
+  ),
+  stringOption('reason', '<text>', 'Why, recorded in the audit record'),
+];
+
 /**
  * A command that changes one account or player named by its first argument and writes an audit
  * record (actor type operator): it takes --operator (or ADMIN_OPERATOR) and --reason besides its
@@ -108,17 +131,7 @@ export function auditedCommand(
     summary,
     description: [details],
     args: [{ name: argument }],
-    options: [
-      ...options,
-      {
-        name: 'operator',
-        type: 'string',
-        value: '<name>',
-        description: 'Who you are, for the audit record (actor type operator); default ADMIN_OPERATOR',
-        required: true,
-      },
-      { name: 'reason', type: 'string', value: '<text>', description: 'Why, recorded in the audit record' },
-    ],
+    options: [...options, ...auditOptions],
     run: (invocation) => change({ invocation, operator: operatorName(invocation), reason: reasonText(invocation) }),
   };
 }

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@devplat/db';
 import { appWithClientId } from '@devplat/domain/apps';
 import { listConsents } from '@devplat/domain/consents';
 import { playerWithUsername } from '@devplat/domain/players';
-import { type Command, type Invocation, usageError } from './command.ts';
+import { type Command, type Invocation, stringOption, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 import { pageOf, pageOptions, printPage, text, time } from './listing.ts';
 
@@ -31,9 +31,9 @@ ones. Exit 65 when no such app or player exists or a filter is refused.`,
   ],
   args: [],
   options: [
-    { name: 'app', type: 'string', value: '<client_id>', description: "The app's consents" },
-    { name: 'player', type: 'string', value: '<username>', description: "The player's consents" },
-    { name: 'status', type: 'string', value: '<status>', description: 'active or revoked' },
+    stringOption('app', '<client_id>', "The app's consents"),
+    stringOption('player', '<username>', "The player's consents"),
+    stringOption('status', '<status>', 'active or revoked'),
     ...pageOptions,
   ],
   async run(invocation) {

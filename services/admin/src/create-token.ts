@@ -8,7 +8,7 @@ import {
   operatorTokenPrefix,
   secretHash,
 } from '@devplat/keys';
-import { type Command, usageError } from './command.ts';
+import { type Command, required, stringOption, usageError } from './command.ts';
 
 /** The token, then the line for the tokens file: what the command prints on stdout, in order. */
 export function operatorToken(name: string, role: OperatorRole): { token: string; line: string } {
@@ -49,20 +49,8 @@ database and no setting.`,
   ],
   args: [],
   options: [
-    {
-      name: 'name',
-      type: 'string',
-      value: '<name>',
-      description: 'The operator the token is for, as audit records will name them',
-      required: true,
-    },
-    {
-      name: 'role',
-      type: 'string',
-      value: '<read|write>',
-      description: 'read, or write (read and change)',
-      required: true,
-    },
+    required(stringOption('name', '<name>', 'The operator the token is for, as audit records will name them')),
+    required(stringOption('role', '<read|write>', 'read, or write (read and change)')),
   ],
   async run({ options, io }) {
     const { token, line } = operatorToken(nameOption(options.name), roleOption(options.role));

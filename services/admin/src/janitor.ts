@@ -11,7 +11,7 @@ import {
   deleteFinishedEvents,
 } from '@devplat/domain/events';
 import { countExpiredRevocations, deleteExpiredRevocations } from '@devplat/domain/revocations';
-import { type Command, usageError } from './command.ts';
+import { type Command, stringOption, usageError } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
 export const batchSize = 1000;
@@ -102,12 +102,11 @@ carries on.`,
   ],
   args: [],
   options: [
-    {
-      name: 'retention-days',
-      type: 'string',
-      value: '<N>',
-      description: `Days to keep finished deliveries and events (1 to ${maxRetentionDays}); default WEBHOOK_RETENTION_DAYS, else ${defaultRetentionDays}`,
-    },
+    stringOption(
+      'retention-days',
+      '<N>',
+      `Days to keep finished deliveries and events (1 to ${maxRetentionDays}); default WEBHOOK_RETENTION_DAYS, else ${defaultRetentionDays}`,
+    ),
     { name: 'dry-run', type: 'boolean', description: 'Only count what would be deleted' },
   ],
   async run({ options, env, io }) {

@@ -1,27 +1,11 @@
 // What the reading commands (audit, find-accounts, find-players, show-*) share: the page options
 // (--limit, --cursor), a table a terminal shows aligned, and the line that names the next page.
 import { pageLimits } from '@devplat/domain/audit';
-import { type Invocation, type Io, type OptionSpec, usageError } from './command.ts';
+import { type Invocation, type Io, type OptionSpec, stringOption, usageError } from './command.ts';
 
 export const pageOptions: OptionSpec[] = [
-  {
-    name: 'limit',
-    type: 'string',
-    value: '<N>',
-    description: `Rows per page, 1 to ${pageLimits.max}; default ${pageLimits.default}`,
-  },
-  {
-    name: 'cursor',
-    type: 'string',
-    value: '<cursor>',
-    description: 'The next page: the cursor the page before printed (with the same filters)',
-  },
-];
-
-/** --since and --until of a listing by creation time. */
-export const createdRangeOptions: OptionSpec[] = [
-  { name: 'since', type: 'string', value: '<ISO time>', description: 'Created from this time (inclusive)' },
-  { name: 'until', type: 'string', value: '<ISO time>', description: 'Created before this time (exclusive)' },
+  stringOption('limit', '<N>', `Rows per page, 1 to ${pageLimits.max}; default ${pageLimits.default}`),
+  stringOption('cursor', '<cursor>', 'The next page: the cursor the page before printed (with the same filters)'),
 ];
 
 /** A string option's value, or undefined when not given. */

@@ -1,11 +1,13 @@
-import { emailsOfAccounts, findAccount } from '@devplat/domain/accounts';
+import { findAccount } from '@devplat/domain/accounts';
 import { activeConsentsOfPlayer } from '@devplat/domain/consents';
 import { playerNamed, searchPlayers } from '@devplat/domain/players';
-import type { Command } from './command.ts';
+import { type Command, stringOption } from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
-import { pageOf, pageOptions, printPage, table, text, time } from './listing.ts';
+import { filter, findCommand } from './find-command.ts';
+import { table, time } from './listing.ts';
+import { withOwningAccounts } from './owning-accounts.ts';
 
-export const findPlayersCommand: Command = {
+export const findPlayersCommand = findCommand({
   path: ['find-players'],
   summary: "Find sandbox players by username, their account's e-mail or status, newest first",
   description: [
@@ -16,56 +18,24 @@ are only themselves); --account the e-mail of the developer account they belong 
 filter is refused (an unknown status, a cursor this listing did not give) or --account names no
 account.`,
   ],
-  args: [],
-  options: [
-    { name: 'username', type: 'string', value: '<username>', description: 'The whole username, in any case' },
-    {
-      name: 'username-prefix',
-      type: 'string',
-      value: '<text>',
-      description: 'The beginning of the username, in any case',
-    },
-    {
-      name: 'account',
-      type: 'string',
-      value: '<email>',
-      description: 'The e-mail of the developer account they belong to',
-    },
-    { name: 'status', type: 'string', value: '<status>', description: 'active or disabled' },
-    ...pageOptions,
+  filters: [
+    filter('username', stringOption('username', '<username>', 'The whole username, in any case')),
+    filter('usernamePrefix', stringOption('username-prefix', '<text>', 'The beginning of the username, in any case')),
+    filter('accountEmail', stringOption('account', '<email>', 'The e-mail of the developer account they belong to')),
+    filter('status', stringOption('status', '<status>', 'active or disabled')),
   ],
-  async run(invocation) {
-    const username = text(invocation, 'username');
-    const usernamePrefix = text(invocation, 'username-prefix');
-    const accountEmail = text(invocation, 'account');
-    const status = text(invocation, 'status');
-    await withDatabase(adminConfig(invocation.env), async (prisma) => {
-      const { items, nextCursor } = await searchPlayers(prisma, {
-        ...(username !== undefined && { username }),
-        ...(usernamePrefix !== undefined && { usernamePrefix }),
-        ...(accountEmail !== undefined && { accountEmail }),
-        ...(status !== undefined && { status }),
-        ...pageOf(invocation),
-      });
-      const emails = await emailsOfAccounts(
-        prisma,
-        items.map((player) => player.accountId),
-      );
-      const rows = items.map((player) => [
-        time(player.createdAt),
-        player.username,
-        player.status,
-        emails.get(player.accountId) ?? player.accountId,
-        player.id,
-      ]);
-      printPage(
-        invocation.io,
-        { headings: ['CREATED', 'USERNAME', 'STATUS', 'ACCOUNT', 'ID'], rows, none: 'no players match' },
-        nextCursor,
-      );
-    });
-  },
-};
+  search: searchPlayers,
+  headings: ['CREATED', 'USERNAME', 'STATUS', 'ACCOUNT', 'ID'],
+  rows: (prisma, players) =>
+    withOwningAccounts(prisma, players, (player, account) => [
+      time(player.createdAt),
+      player.username,
+      player.status,
+      account.email ?? account.id,
+      player.id,
+    ]),
+  none: 'no players match',
+});
 
 export const showPlayerCommand: Command = {
   path: ['show-player'],

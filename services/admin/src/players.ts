@@ -6,7 +6,15 @@
 import type { PlayerStatus } from '@devplat/db';
 import { disablePlayer, enablePlayer, findPlayerOfAccountEmail } from '@devplat/domain/players';
 import { refuse } from '@devplat/domain/refusal';
-import { auditedCommand, type Command, type CommandText, type OptionSpec, usageError } from './command.ts';
+import {
+  auditedCommand,
+  type Command,
+  type CommandText,
+  type OptionSpec,
+  required,
+  stringOption,
+  usageError,
+} from './command.ts';
 import { adminConfig, withDatabase } from './connections.ts';
 
 interface PlayerCommand extends CommandText {
@@ -16,13 +24,7 @@ interface PlayerCommand extends CommandText {
 }
 
 const accountOption: OptionSpec[] = [
-  {
-    name: 'account',
-    type: 'string',
-    value: '<email>',
-    description: 'The e-mail of the developer account the player belongs to',
-    required: true,
-  },
+  required(stringOption('account', '<email>', 'The e-mail of the developer account the player belongs to')),
 ];
 
 function playerCommand(spec: PlayerCommand): Command {

@@ -6,8 +6,8 @@ import { accountWithEmail } from '@devplat/domain/accounts';
 import { appCountOfAccount } from '@devplat/domain/apps';
 import { reactivateAccount, suspendAccount } from '@devplat/domain/workflows';
 import type { Context } from 'koa';
-import { readReason } from './request.ts';
-import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+import { namedRowRoutes, type RowChange, shownAfter } from './named-rows.ts';
+import { type AdminRoutes, operatorOf } from './routes.ts';
 
 const accountAt = (prisma: AdminRoutes['prisma'], ctx: Context): Promise<Account> =>
   accountWithEmail(prisma, ctx.params.email as string);
@@ -25,22 +25,23 @@ async function accountView(prisma: AdminRoutes['prisma'], account: Account) {
   };
 }
 
-export function accountRoutes({ prisma, directory, guarded }: AdminRoutes): void {
-  guarded('/accounts/:email', {
-    GET: async (ctx) => answer(ctx, 200, await accountView(prisma, await accountAt(prisma, ctx))),
+export function accountRoutes(routes: AdminRoutes): void {
+  const { prisma, directory } = routes;
+  const find = (ctx: Context) => accountAt(prisma, ctx);
+  const changeBy =
+    (change: typeof suspendAccount): RowChange<Account> =>
+    async (ctx, account, reason) => {
+      const changed = await change(prisma, directory, operatorOf(ctx), account, { reason });
+      return shownAfter(
+        changed,
+        account,
+        () => find(ctx),
+        (now) => accountView(prisma, now),
+      );
+    };
+  namedRowRoutes(routes, '/accounts/:email', 'account', {
+    find,
+    show: async (ctx) => accountView(prisma, await find(ctx)),
+    changes: { suspend: changeBy(suspendAccount), reactivate: changeBy(reactivateAccount) },
   });
-  for (const [verb, change] of [
-    ['suspend', suspendAccount],
-    ['reactivate', reactivateAccount],
-  ] as const) {
-    guarded(`/accounts/:email/${verb}`, {
-      POST: async (ctx) => {
-        const reason = readReason(ctx);
-        const account = await accountAt(prisma, ctx);
-        const changed = await change(prisma, directory, operatorOf(ctx), account, { reason });
-        const now = changed ? await accountAt(prisma, ctx) : account;
-        answer(ctx, 200, { account: await accountView(prisma, now), changed });
-      },
-    });
-  }
 }

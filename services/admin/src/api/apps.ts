@@ -3,12 +3,12 @@
 // something changed, telling every process's app directory before and after it; a second call
 // answers `changed: false`. appView is the app as every answer here shows it.
 import type { App } from '@devplat/db';
-import { emailsOfAccounts } from '@devplat/domain/accounts';
 import { appDetails, appWithClientId, findApp, suspendApp, unsuspendApp } from '@devplat/domain/apps';
 import type { Context } from 'koa';
+import { type OwningAccount, withOwningAccount, withOwningAccounts } from '../owning-accounts.ts';
 import { tokensLastDayOrNull } from '../usage.ts';
-import { readReason } from './request.ts';
-import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+import { namedRowRoutes, type RowChange, shownAfter } from './named-rows.ts';
+import { type AdminRoutes, operatorOf } from './routes.ts';
 
 const clientIdAt = (ctx: Context) => ctx.params.client_id as string;
 
@@ -16,69 +16,65 @@ const clientIdAt = (ctx: Context) => ctx.params.client_id as string;
 export const appAt = (prisma: AdminRoutes['prisma'], ctx: Context): Promise<App> =>
   appWithClientId(prisma, clientIdAt(ctx));
 
+const appShown = (app: App, account: OwningAccount) => ({
+  id: app.id,
+  client_id: app.clientId,
+  name: app.name,
+  status: app.status,
+  account,
+  created_at: app.createdAt.toISOString(),
+  suspended_at: app.suspendedAt?.toISOString() ?? null,
+});
+
 /** The apps as every answer here shows them, their developers' e-mails read in one statement. */
-export async function appViews(prisma: AdminRoutes['prisma'], apps: readonly App[]) {
-  const emails = await emailsOfAccounts(
-    prisma,
-    apps.map((app) => app.accountId),
-  );
-  return apps.map((app) => ({
-    id: app.id,
-    client_id: app.clientId,
-    name: app.name,
-    status: app.status,
-    account: { id: app.accountId, email: emails.get(app.accountId) ?? null },
-    created_at: app.createdAt.toISOString(),
-    suspended_at: app.suspendedAt?.toISOString() ?? null,
-  }));
+export const appViews = (prisma: AdminRoutes['prisma'], apps: readonly App[]) =>
+  withOwningAccounts(prisma, apps, appShown);
+
+const appView = (prisma: AdminRoutes['prisma'], app: App) => withOwningAccount(prisma, app, appShown);
+
+/**
+ * The app with this client id, deleted ones too: an operator looking into one may need what its
+ * developer removed. The token count is Redis's, the rest PostgreSQL's: a Redis that does not
+ * answer leaves tokens_last_day null rather than hiding the app from an operator in an incident.
+ */
+async function appInFull(prisma: AdminRoutes['prisma'], usage: AdminRoutes['usage'], clientId: string) {
+  const details = await appDetails(prisma, clientId);
+  const { app } = details;
+  const tokensLastDay = await tokensLastDayOrNull(usage, app.id);
+  return {
+    ...(await appView(prisma, app)),
+    scopes: app.scopes,
+    redirect_uris: app.redirectUris,
+    webhook_url: app.webhookUrl,
+    deliveries_last_day: {
+      pending: details.deliveriesLastDay.pending ?? 0,
+      succeeded: details.deliveriesLastDay.succeeded ?? 0,
+      failed: details.deliveriesLastDay.failed ?? 0,
+    },
+    tokens_last_day: tokensLastDay,
+    secrets: details.secrets.map((secret) => ({
+      id: secret.id,
+      status: secret.status,
+      created_at: secret.createdAt.toISOString(),
+      revoked_at: secret.revokedAt?.toISOString() ?? null,
+      last_used_at: secret.lastUsedAt?.toISOString() ?? null,
+    })),
+    active_consents: details.activeConsents,
+  };
 }
 
-const appView = async (prisma: AdminRoutes['prisma'], app: App) => (await appViews(prisma, [app]))[0]!;
-
-export function appRoutes({ prisma, directory, usage, guarded }: AdminRoutes): void {
-  // Deleted apps too: an operator looking into one may need what its developer removed. The token
-  // count is Redis's, the rest PostgreSQL's: a Redis that does not answer leaves tokens_last_day
-  // null rather than hiding the app from an operator in an incident.
-  guarded('/apps/:client_id', {
-    GET: async (ctx) => {
-      const details = await appDetails(prisma, clientIdAt(ctx));
-      const { app } = details;
-      const tokensLastDay = await tokensLastDayOrNull(usage, app.id);
-      answer(ctx, 200, {
-        ...(await appView(prisma, app)),
-        scopes: app.scopes,
-        redirect_uris: app.redirectUris,
-        webhook_url: app.webhookUrl,
-        deliveries_last_day: {
-          pending: details.deliveriesLastDay.pending ?? 0,
-          succeeded: details.deliveriesLastDay.succeeded ?? 0,
-          failed: details.deliveriesLastDay.failed ?? 0,
-        },
-        tokens_last_day: tokensLastDay,
-        secrets: details.secrets.map((secret) => ({
-          id: secret.id,
-          status: secret.status,
-          created_at: secret.createdAt.toISOString(),
-          revoked_at: secret.revokedAt?.toISOString() ?? null,
-          last_used_at: secret.lastUsedAt?.toISOString() ?? null,
-        })),
-        active_consents: details.activeConsents,
-      });
-    },
+export function appRoutes(routes: AdminRoutes): void {
+  const { prisma, directory, usage } = routes;
+  const changeBy =
+    (change: typeof suspendApp): RowChange<App> =>
+    async (ctx, app, reason) => {
+      const changed = await change(prisma, directory, operatorOf(ctx), app.id, { reason });
+      const reread = async () => (await findApp(prisma, app.id)) ?? app;
+      return shownAfter(changed, app, reread, (now) => appView(prisma, now));
+    };
+  namedRowRoutes(routes, '/apps/:client_id', 'app', {
+    find: (ctx) => appAt(prisma, ctx),
+    show: (ctx) => appInFull(prisma, usage, clientIdAt(ctx)),
+    changes: { suspend: changeBy(suspendApp), unsuspend: changeBy(unsuspendApp) },
   });
-
-  for (const [verb, change] of [
-    ['suspend', suspendApp],
-    ['unsuspend', unsuspendApp],
-  ] as const) {
-    guarded(`/apps/:client_id/${verb}`, {
-      POST: async (ctx) => {
-        const reason = readReason(ctx);
-        const app = await appAt(prisma, ctx);
-        const changed = await change(prisma, directory, operatorOf(ctx), app.id, { reason });
-        const now = changed ? ((await findApp(prisma, app.id)) ?? app) : app;
-        answer(ctx, 200, { app: await appView(prisma, now), changed });
-      },
-    });
-  }
 }

@@ -8,13 +8,17 @@
 // The events name each player by the app's pairwise subject, so these routes need the auth
 // service's PAIRWISE_SECRET. A process started without it serves everything else and answers
 // these 503: the request is sound, the server cannot honour it until it is given the secret.
-import { endAppConsents, endConsentByOperator, endPlayerConsents } from '@devplat/domain/consents';
+import type { Operator } from '@devplat/domain/audit';
+import { type BulkEnd, endAppConsents, endConsentByOperator, endPlayerConsents } from '@devplat/domain/consents';
 import { ProblemError } from '@devplat/http';
 import type { Context } from 'koa';
 import { appAt } from './apps.ts';
 import { playerAt } from './players.ts';
 import { readReason } from './request.ts';
 import { type AdminRoutes, answer, operatorOf } from './routes.ts';
+
+/** The details of an ending's audit record: the operator's reason. */
+type Reason = { reason: string | null };
 
 export function consentRoutes({ prisma, pairwiseSecret, guarded }: AdminRoutes): void {
   const secret = (): string => {
@@ -51,21 +55,19 @@ export function consentRoutes({ prisma, pairwiseSecret, guarded }: AdminRoutes):
     },
   });
 
-  guarded('/apps/:client_id/consents/end', {
-    POST: async (ctx) => {
-      const { reason, secret } = await prepare(ctx);
-      const app = await appAt(prisma, ctx);
-      const { ended, batches } = await endAppConsents(prisma, secret, operatorOf(ctx), app, { reason });
-      answer(ctx, 200, { ended, batches });
-    },
-  });
-
-  guarded('/players/:username/consents/end', {
-    POST: async (ctx) => {
-      const { reason, secret } = await prepare(ctx);
-      const player = await playerAt(prisma, ctx);
-      const { ended, batches } = await endPlayerConsents(prisma, secret, operatorOf(ctx), player, { reason });
-      answer(ctx, 200, { ended, batches });
-    },
-  });
+  /** Every active consent of the app or player the path names, ended by `end`. */
+  const endAllOf = <Owner>(
+    path: string,
+    find: (ctx: Context) => Promise<Owner>,
+    end: (prisma: AdminRoutes['prisma'], secret: string, by: Operator, owner: Owner, why: Reason) => Promise<BulkEnd>,
+  ) =>
+    guarded(path, {
+      POST: async (ctx) => {
+        const { reason, secret } = await prepare(ctx);
+        const { ended, batches } = await end(prisma, secret, operatorOf(ctx), await find(ctx), { reason });
+        answer(ctx, 200, { ended, batches });
+      },
+    });
+  endAllOf('/apps/:client_id/consents/end', (ctx) => appAt(prisma, ctx), endAppConsents);
+  endAllOf('/players/:username/consents/end', (ctx) => playerAt(prisma, ctx), endPlayerConsents);
 }
