@@ -11,6 +11,23 @@ export function notCanonical(value: string, parsed: URL): string | null {
   return `must be written exactly as ${parsed.href}`;
 }
 
+/**
+ * The URL a registration names, or why it cannot be one: not absolute, or carrying a fragment or
+ * credentials. The first rules of a webhook URL and of a redirect URI alike; `noun` is how the
+ * refusal names it.
+ */
+export function absoluteUrl(text: string, noun: 'URL' | 'URI'): { url: URL } | { problem: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: `is not an absolute ${noun}` };
+  }
+  if (text.includes('#')) return { problem: 'must not carry a fragment' };
+  if (url.username || url.password) return { problem: 'must not carry credentials' };
+  return { url };
+}
+
 /** Contract rule 8: the hosts on which a redirect URI may use http (on any port). */
 export const loopbackRedirectHosts: readonly string[] = ['127.0.0.1', '[::1]', 'localhost'];
 

@@ -18,7 +18,7 @@
 // stream's own ids alone would not: two streams given ids in the same millisecond each number them
 // from 0, and a call written later could sort before one written earlier, or behind a tail's place.
 import { hashTag, type KeyValueStore, type StreamEntry } from '@devplat/kv';
-import type { UsageLog } from '@devplat/usage';
+import { type UsageLog, writeOutage } from '@devplat/usage';
 
 export const requestOperations = ['token', 'revoke', 'cities', 'me'] as const;
 export type RequestOperation = (typeof requestOperations)[number];
@@ -217,7 +217,12 @@ export function requestLog(
       ? Number.POSITIVE_INFINITY
       : Math.max(minimumWriteBudget, Math.ceil((bounds.maxEntries * bounds.flushMs) / 1000));
   let successes = new Map<string, number>();
-  const writes = outage(log, maxPending);
+  const writes = writeOutage(log, maxPending, {
+    dropping: 'request log: too many calls waiting to be written; dropping new ones',
+    failing: 'request log: writing to the store failed; those calls are dropped',
+    recovered: 'request log: writing to the store works again',
+    resumed: 'request log: calls are noted again',
+  });
   return {
     record(record) {
       if (records.length >= maxPending) return writes.dropped(1);
@@ -264,42 +269,8 @@ export function requestLog(
         await store.appendToStreams(appends);
         writes.succeeded();
       } catch (error) {
-        writes.failed(error, batch.length);
+        writes.failed(error, { dropped: batch.length });
       }
-    },
-  };
-}
-
-/** One warning when writes start failing (or entries are dropped) and one line when they work again. */
-function outage(log: UsageLog | undefined, bound: number) {
-  let down = false;
-  let dropped = 0;
-  let droppedTold = false;
-  return {
-    dropped(n: number) {
-      dropped += n;
-      if (droppedTold) return;
-      droppedTold = true;
-      log?.warn({ max_pending: bound }, 'request log: too many calls waiting to be written; dropping new ones');
-    },
-    failed(error: unknown, lost: number) {
-      dropped += lost;
-      if (down) return;
-      down = true;
-      log?.warn(
-        { error: error instanceof Error ? error.message : String(error), dropped: lost },
-        'request log: writing to the store failed; those calls are dropped',
-      );
-    },
-    succeeded() {
-      if (!down && dropped === 0) return;
-      log?.info(
-        { dropped },
-        down ? 'request log: writing to the store works again' : 'request log: calls are noted again',
-      );
-      down = false;
-      dropped = 0;
-      droppedTold = false;
     },
   };
 }

@@ -9,6 +9,7 @@
 import type { PrismaClient } from '@devplat/db';
 import { recordSecretsLastUsed } from '@devplat/domain/apps';
 import { CountersNotAdded, hashTag, type KeyValueStore } from '@devplat/kv';
+import { writeOutage } from './outage.ts';
 
 const hourMs = 3_600_000;
 /** Hours summed by lastDay: the current one and the 23 before it. */
@@ -68,8 +69,8 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
   let counts = new Map<number, Map<string, number>>();
   let pendingCounts = 0;
   let uses = new Map<string, number>();
-  const counters = outage(log, 'the token counters (Redis)', bound);
-  const lastUses = outage(log, "the secrets' last use (PostgreSQL)", bound);
+  const counters = bookkeepingOutage(log, 'the token counters (Redis)', bound);
+  const lastUses = bookkeepingOutage(log, "the secrets' last use (PostgreSQL)", bound);
   let hourEnds = 0;
   let thisHour = new Map<string, number>();
   const addCount = (hour: Map<string, number>, appId: string, n: number) => {
@@ -134,7 +135,7 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
           const origin = origins.get(key);
           if (origin) addCount(hourOf(origin.hourStart), origin.appId, n);
         }
-        counters.failed(error, pendingCounts);
+        counters.failed(error, { pending: pendingCounts });
       }
     },
     async flushLastUsed() {
@@ -149,7 +150,7 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
         lastUses.succeeded();
       } catch (error) {
         for (const [secretId, at] of batch) addUse(secretId, at);
-        lastUses.failed(error, uses.size);
+        lastUses.failed(error, { pending: uses.size });
       }
     },
     async lastDay(appId) {
@@ -161,35 +162,13 @@ export function tokenUsage(store: KeyValueStore, options: TokenUsageOptions = {}
   };
 }
 
-/** One warning when writes to a store start failing and one line when they work again, not one a flush. */
-function outage(log: UsageLog | undefined, what: string, bound: number) {
-  let down = false;
-  let dropped = 0;
-  let droppedTold = false;
-  return {
-    dropped(n: number) {
-      dropped += n;
-      if (droppedTold) return;
-      droppedTold = true;
-      log?.warn({ max_pending: bound }, `usage bookkeeping: too much waiting for ${what}; dropping new entries`);
-    },
-    failed(error: unknown, pending: number) {
-      if (down) return;
-      down = true;
-      log?.warn(
-        { error: error instanceof Error ? error.message : String(error), pending },
-        `usage bookkeeping: writing ${what} failed; kept for the next flush`,
-      );
-    },
-    succeeded() {
-      if (!down && dropped === 0) return;
-      log?.info({ dropped }, `usage bookkeeping: writing ${what} works again`);
-      down = false;
-      dropped = 0;
-      droppedTold = false;
-    },
-  };
-}
+/** The outage of one of the bookkeeping's writes, told in its words: what failed waits for the next flush. */
+const bookkeepingOutage = (log: UsageLog | undefined, what: string, bound: number) =>
+  writeOutage(log, bound, {
+    dropping: `usage bookkeeping: too much waiting for ${what}; dropping new entries`,
+    failing: `usage bookkeeping: writing ${what} failed; kept for the next flush`,
+    recovered: `usage bookkeeping: writing ${what} works again`,
+  });
 
 export interface UsageIntervals {
   /** How often the token counts are flushed (USAGE_COUNT_FLUSH_MS). */

@@ -3,7 +3,7 @@
 // sender's lookup.
 import { isIP } from 'node:net';
 import { urlPort } from '@devplat/config';
-import { notCanonical } from '@devplat/contract';
+import { absoluteUrl, notCanonical } from '@devplat/contract';
 import { addressKind, addressProblem, isLocalhostName } from './addresses.ts';
 
 const maxUrlLength = 2000;
@@ -45,14 +45,9 @@ export function isLocalWebhookUrl(url: string, settings: WebhookUrlSettings): bo
  */
 export function webhookUrlProblem(url: string, settings: WebhookUrlSettings): string | null {
   if (url.length > maxUrlLength) return `must be at most ${maxUrlLength} characters long`;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (url.includes('#')) return 'must not carry a fragment';
-  if (parsed.username || parsed.password) return 'must not carry credentials';
+  const absolute = absoluteUrl(url, 'URL');
+  if ('problem' in absolute) return absolute.problem;
+  const parsed = absolute.url;
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must use https';
   const host = bareHost(parsed.hostname);
   if (host === '') return 'must name a host';

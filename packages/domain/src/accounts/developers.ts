@@ -1,26 +1,16 @@
 // A developer's own account, as the console serves it: registration of a full account and the
 // password check that opens a session, both behind the sign-in throttle, from the developer's input
-// read by the room's rules (an e-mail address, a password of 12 characters or more), and whether an
-// account may use the console now. Only full, active accounts may; a guest (made by the game
-// platform) is refused.
+// checked by the account's rules (rules.ts), and whether an account may use the console now. Only
+// full, active accounts may; a guest (made by the game platform) is refused.
 import type { Account, PrismaClient } from '@devplat/db';
-import { decoyHash, hashPassword, verifyPassword } from '@devplat/passwords';
+import { decoyHash, verifyPassword } from '@devplat/passwords';
 import type { SignInThrottle } from '@devplat/throttle';
-import { type JsonBody, password, refuseInput, requiredText } from '../input.ts';
+import type { JsonBody } from '../input.ts';
 import { refuse } from '../refusal.ts';
 import { forgiven, throttled } from '../throttled.ts';
 import { registerAccount } from './operations.ts';
+import { checkedAccount } from './rules.ts';
 import { findAccount, findAccountByEmail } from './store.ts';
-
-/** The shortest password a developer account takes. */
-export const minimumPasswordLength = 12;
-
-/** An e-mail address, in lower case. */
-export function email(value: unknown): string {
-  const text = requiredText(value, 'email', 254).toLowerCase();
-  if (!/^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text)) refuseInput('email must be an e-mail address.');
-  return text;
-}
 
 /** The account, when it may use the console now; else GUEST_ACCOUNT or ACCOUNT_SUSPENDED. */
 export function usableAccount(account: Account): Account {
@@ -31,7 +21,7 @@ export function usableAccount(account: Account): Account {
   return account;
 }
 
-/** A registration, its fields already read: the address in lower case, the password as given. */
+/** A registration as a door reads it, before the account's rules: the password as given. */
 export interface Registration {
   email: string;
   password: string;
@@ -54,14 +44,16 @@ export interface Requester {
 export async function registerDeveloper(
   prisma: PrismaClient,
   throttle: SignInThrottle,
-  { email, password, displayName }: Registration,
+  registration: Registration,
   { requestId, address }: Requester,
 ): Promise<Account> {
-  const attempt = { account: email, address };
+  // Checked before the throttle too (registerAccount checks it again): input the rules refuse never
+  // counts as an attempt.
+  const checked = checkedAccount(registration);
+  const attempt = { account: checked.email, address };
   await throttled(throttle, attempt);
-  const passwordHash = await hashPassword(password);
   // An address already registered is refused (EMAIL_TAKEN) and stays counted on the throttle.
-  const registered = await registerAccount(prisma, { email, passwordHash, displayName }, { requestId });
+  const registered = await registerAccount(prisma, checked, { requestId });
   await forgiven(throttle, attempt);
   return registered;
 }
@@ -91,10 +83,11 @@ export async function authenticateDeveloper(
 export function developerAccounts(prisma: PrismaClient, throttle: SignInThrottle) {
   return {
     register(body: JsonBody, requester: Requester): Promise<Account> {
+      // The JSON read here; the account's rules (rules.ts) check every member.
       const registration = {
-        email: email(body.email),
-        password: password(body.password, minimumPasswordLength),
-        displayName: requiredText(body.display_name, 'display_name', 64),
+        email: body.email as string,
+        password: body.password as string,
+        displayName: body.display_name as string,
       };
       return registerDeveloper(prisma, throttle, registration, requester);
     },

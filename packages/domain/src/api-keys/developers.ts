@@ -1,32 +1,17 @@
-// A developer's API keys, as the console serves them: the request to make one, read by the room's
-// rules (a name, a scope, a lifetime in days) and refused in the developer's words.
-import { apiKeyLimits, apiKeyScopes } from '@devplat/contract';
+// A developer's API keys, as the console serves them: the request to make one, read from the JSON
+// body and checked by the key's rules (rules.ts), which refuse it in the developer's words.
 import type { PrismaClient } from '@devplat/db';
 import type { Actor } from '../audit/store.ts';
-import { type JsonBody, refuseInput, requiredText } from '../input.ts';
-import {
-  type ApiKeyRequest,
-  apiKeysOfAccount,
-  apiKeyUse,
-  authenticateApiKey,
-  createApiKey,
-  revokeApiKey,
-} from './operations.ts';
+import type { JsonBody } from '../input.ts';
+import { apiKeysOfAccount, apiKeyUse, authenticateApiKey, createApiKey, revokeApiKey } from './operations.ts';
+import type { ApiKeyRequest } from './rules.ts';
 
-/** What creating a key takes: a name, a scope, and a lifetime in days (apiKeyLimits). */
-function keyRequest(body: JsonBody): ApiKeyRequest {
-  const name = requiredText(body.name, 'name', 64);
-  const scope = apiKeyScopes.find((each) => each === body.scope);
-  if (!scope) refuseInput(`scope is required: ${apiKeyScopes.join(' or ')}.`);
-  const days = body.expires_in_days ?? apiKeyLimits.defaultDays;
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > apiKeyLimits.maxDays) {
-    refuseInput(
-      `expires_in_days must be a whole number of days from 1 to ${apiKeyLimits.maxDays} ` +
-        `(${apiKeyLimits.maxDays} is the longest a key may live; ${apiKeyLimits.defaultDays} when not given).`,
-    );
-  }
-  return { name, scope, days };
-}
+/** What creating a key takes, as the JSON gives it; the key's rules check every member. */
+const keyRequest = (body: JsonBody): ApiKeyRequest => ({
+  name: body.name as string,
+  scope: body.scope as string,
+  days: body.expires_in_days as number | undefined,
+});
 
 /** The console's operations on a developer's API keys, over this database. */
 export function developerApiKeys(prisma: PrismaClient) {

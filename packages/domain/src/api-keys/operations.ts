@@ -8,6 +8,8 @@ import { type Account, type ApiKeyScope, isUuid, type PrismaClient } from '@devp
 import { keyShape, matchesHash, newKey, secretHash } from '@devplat/keys';
 import { findAccount, lockAccount } from '../accounts/store.ts';
 import { type Actor, recordAudit } from '../audit/store.ts';
+import { refuse } from '../refusal.ts';
+import { type ApiKeyRequest, checkedApiKey } from './rules.ts';
 import {
   type ApiKeyRow,
   activeKeyCount,
@@ -28,22 +30,10 @@ export function apiKeyStatus(row: ApiKeyRow, now = Date.now()): ApiKeyView['stat
   return row.expiresAt.getTime() <= now ? 'expired' : 'active';
 }
 
-/** What a new key is: a name, a scope, and a lifetime in days (apiKeyLimits, checked by the door). */
-export interface ApiKeyRequest {
-  name: string;
-  scope: ApiKeyScope;
-  days: number;
-}
-
 /** A key just made: the key itself, which is never seen again, and its row. */
 export interface NewApiKey {
   key: string;
   apiKey: ApiKeyRow;
-}
-
-/** Why a key was not made although the request was well formed: the account holds the most it may. */
-export interface KeyLimitReached {
-  limitReached: string;
 }
 
 /** A key that opened a call: what it may do, and the account it acts for. */
@@ -60,12 +50,12 @@ export interface KeyRefused {
   refused: string;
 }
 
-/** A new key for the account (the actor), audited as api_key.create; the key is in this answer only. */
-export async function createApiKey(
-  prisma: PrismaClient,
-  actor: Actor,
-  { name, scope, days }: ApiKeyRequest,
-): Promise<NewApiKey | KeyLimitReached> {
+/**
+ * A new key for the account (the actor), under the key's rules (rules.ts), audited as
+ * api_key.create; the key is in this answer only. API_KEY_LIMIT when the account holds the most it may.
+ */
+export async function createApiKey(prisma: PrismaClient, actor: Actor, request: ApiKeyRequest): Promise<NewApiKey> {
+  const { name, scope, days } = checkedApiKey(request);
   const now = new Date();
   const key = newKey(apiKeyPrefix);
   return prisma.$transaction(async (tx) => {
@@ -73,11 +63,11 @@ export async function createApiKey(
     // made: counted unlocked, all of them could see room for one more.
     await lockAccount(tx, actor.accountId);
     if ((await activeKeyCount(tx, actor.accountId, now)) >= apiKeyLimits.maxActive) {
-      return {
-        limitReached:
-          `An account holds at most ${apiKeyLimits.maxActive} API keys that are neither revoked nor expired: ` +
+      refuse(
+        'API_KEY_LIMIT',
+        `An account holds at most ${apiKeyLimits.maxActive} API keys that are neither revoked nor expired: ` +
           'revoke one it no longer uses first.',
-      };
+      );
     }
     const apiKey = await insertApiKey(tx, {
       accountId: actor.accountId,

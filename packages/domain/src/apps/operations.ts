@@ -20,6 +20,7 @@ import {
   clientIdsOf,
   insertApp,
   insertSecret,
+  type LockedApp,
   lockApp,
   revokeActiveSecret,
   updateApp,
@@ -136,8 +137,8 @@ export function revokeSecret(
 
 /** The app's tokens stop on the next call; its consents stand (app.disable). APP_SUSPENDED for a suspended app. */
 export function disableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
-  const data = { status: 'disabled', disabledAt: new Date() } as const;
-  return changeAppStatus(prisma, directory, by, appId, ['active'], data, 'app.disable');
+  const move = developerMove(['active'], { status: 'disabled', disabledAt: new Date() });
+  return changeAppStatus(prisma, directory, by, appId, 'app.disable', move);
 }
 
 /** What an edit may change; an absent member stays as it is. */
@@ -208,8 +209,8 @@ export async function editApp(
  * APP_SUSPENDED for a suspended app: only the platform lifts a suspension.
  */
 export function enableApp(prisma: PrismaClient, directory: AppChangeNotice, by: By, appId: string): Promise<boolean> {
-  const data = { status: 'active', disabledAt: null } as const;
-  return changeAppStatus(prisma, directory, by, appId, ['disabled'], data, 'app.enable');
+  const move = developerMove(['disabled'], { status: 'active', disabledAt: null });
+  return changeAppStatus(prisma, directory, by, appId, 'app.enable', move);
 }
 
 /**
@@ -238,6 +239,22 @@ export function deleteApp(
 /** What the audit record of a suspension or its end says beside the client id: why, say. */
 type Details = Prisma.InputJsonObject;
 
+/** The platform's change of one app's status (suspendApp, unsuspendApp): true when it changed something. */
+export type PlatformAppChange = (
+  prisma: PrismaClient,
+  directory: AppChangeNotice,
+  by: Operator,
+  appId: string,
+  details?: Details,
+) => Promise<boolean>;
+
+// A change of the platform's: `move` says where the app goes, found and locked; APP_NOT_FOUND when
+// there is none or it was deleted.
+const platformChange =
+  (action: string, move: (app: LockedApp) => StatusMove | null): PlatformAppChange =>
+  (prisma, directory, by, appId, details = {}) =>
+    changeAppStatus(prisma, directory, by, appId, action, (app) => move(existingApp(app)), details);
+
 /**
  * The platform stops an active or disabled app: its tokens are refused on their next call (the
  * api's liveness statement and the directory's usable-app read admit only active apps) and it gets
@@ -245,72 +262,66 @@ type Details = Prisma.InputJsonObject;
  * it (APP_SUSPENDED). Audited as app.suspend; false when it was suspended already; APP_NOT_FOUND
  * for an app deleted or unknown.
  */
-export function suspendApp(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  by: Operator,
-  appId: string,
-  details: Details = {},
-): Promise<boolean> {
-  const change = async (tx: Prisma.TransactionClient) => {
-    const app = await existingApp(tx, appId);
-    if (app.status === 'suspended') return { count: 0 };
-    return changeStatus(tx, appId, ['active', 'disabled'], { status: 'suspended', suspendedAt: new Date() });
-  };
-  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
-    await recordAudit(tx, by, 'app.suspend', appTarget(appId), { client_id: clientId, ...details });
-  });
-}
+export const suspendApp = platformChange('app.suspend', (app) =>
+  app.status === 'suspended'
+    ? null
+    : { from: ['active', 'disabled'], data: { status: 'suspended', suspendedAt: new Date() } },
+);
 
 /**
  * Lifts the platform's suspension: the app returns to what its developer left it, disabled when
  * they had disabled it (disabled_at), active otherwise, and the tokens of its consents work again.
  * Audited as app.unsuspend with the status it returned to; false when it was not suspended.
  */
-export function unsuspendApp(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  by: Operator,
-  appId: string,
-  details: Details = {},
-): Promise<boolean> {
-  let to: AppStatus = 'active';
-  const change = async (tx: Prisma.TransactionClient) => {
-    const app = await existingApp(tx, appId);
-    if (app.status !== 'suspended') return { count: 0 };
-    to = app.disabledAt ? 'disabled' : 'active';
-    return changeStatus(tx, appId, ['suspended'], { status: to, suspendedAt: null });
-  };
-  return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
-    await recordAudit(tx, by, 'app.unsuspend', appTarget(appId), { client_id: clientId, status: to, ...details });
-  });
-}
+export const unsuspendApp = platformChange('app.unsuspend', (app) => {
+  if (app.status !== 'suspended') return null;
+  const status: AppStatus = app.disabledAt ? 'disabled' : 'active';
+  return { from: ['suspended'], data: { status, suspendedAt: null }, recorded: { status } };
+});
 
-// The app, locked for the transaction; APP_NOT_FOUND when there is none or it was deleted.
-async function existingApp(tx: Prisma.TransactionClient, appId: string) {
-  const app = await lockApp(tx, appId);
+// The app as the platform's changes find it; APP_NOT_FOUND when there is none or it was deleted.
+function existingApp(app: LockedApp | null): LockedApp {
   if (!app || app.status === 'deleted') refuse('APP_NOT_FOUND', 'no such app');
   return app;
 }
 
-// The developer's status changes (disable, enable): moves an app from one of `from` to the status
-// `data` sets, audited as `action`; false when it was in none of them. A suspended app is refused.
+/** Where a status change moves an app: from which statuses, what it sets, what its record adds. */
+interface StatusMove {
+  from: AppStatus[];
+  data: Prisma.AppUpdateManyMutationInput;
+  /** Beside the client id in the audit record. */
+  recorded?: Details;
+}
+
+// The developer's changes (disable, enable): from one of `from` to what `data` sets. A suspended app
+// is refused.
+const developerMove =
+  (from: AppStatus[], data: Prisma.AppUpdateManyMutationInput) =>
+  (app: LockedApp | null): StatusMove => {
+    if (app?.status === 'suspended') refuseSuspended(app.clientId);
+    return { from, data };
+  };
+
+// Moves the app, locked for the transaction, where `move` says (null: leaves it), audited as
+// `action` with its client id, what the move records and `details`; false when nothing changed.
 function changeAppStatus(
   prisma: PrismaClient,
   directory: AppChangeNotice,
   by: By,
   appId: string,
-  from: AppStatus[],
-  data: Prisma.AppUpdateManyMutationInput,
   action: string,
+  move: (app: LockedApp | null) => StatusMove | null,
+  details: Details = {},
 ): Promise<boolean> {
+  let recorded: Details = {};
   const change = async (tx: Prisma.TransactionClient) => {
-    const app = await lockApp(tx, appId);
-    if (app?.status === 'suspended') refuseSuspended(app.clientId);
-    return changeStatus(tx, appId, from, data);
+    const next = move(await lockApp(tx, appId));
+    if (!next) return { count: 0 };
+    recorded = next.recorded ?? {};
+    return changeStatus(tx, appId, next.from, next.data);
   };
   return changedApps(prisma, directory, { id: appId }, change, async (tx, [clientId]) => {
-    await recordAudit(tx, by, action, appTarget(appId), { client_id: clientId });
+    await recordAudit(tx, by, action, appTarget(appId), { client_id: clientId, ...recorded, ...details });
   });
 }
 

@@ -1,4 +1,4 @@
-import { limits, loopbackRedirectHosts, notCanonical } from '@devplat/contract';
+import { absoluteUrl, limits, loopbackRedirectHosts, notCanonical } from '@devplat/contract';
 
 /** True when a redirect URI is on one of the platform's cookie hosts (see redirectUriProblem). */
 export function onReservedHost(uri: string, reservedHosts: readonly string[]): boolean {
@@ -13,14 +13,9 @@ export function onReservedHost(uri: string, reservedHosts: readonly string[]): b
  * session there (rule 9). Returns why a URI is refused, or null.
  */
 function redirectUriProblem(uri: string, reservedHosts: readonly string[]): string | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URI';
-  }
-  if (uri.includes('#')) return 'must not carry a fragment';
-  if (url.username || url.password) return 'must not carry credentials';
+  const absolute = absoluteUrl(uri, 'URI');
+  if ('problem' in absolute) return absolute.problem;
+  const { url } = absolute;
   if (uri.includes('*')) return 'must not contain a wildcard';
   if (url.protocol === 'http:' && !loopbackRedirectHosts.includes(url.hostname)) {
     return 'may use http only on 127.0.0.1, [::1] or localhost';

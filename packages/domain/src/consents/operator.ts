@@ -69,36 +69,44 @@ export interface BulkOptions {
   batchSize?: number;
 }
 
-/** Every active consent of the app (app.consents_end, per batch, with its client id). */
-export function endAppConsents(
+/** A bulk end of every active consent of one app or player, as many batches as it takes. */
+export type BulkEndOf<Subject> = (
   prisma: PrismaClient,
   pairwiseSecret: string,
   by: Operator,
-  app: { id: string; clientId: string },
-  details: Details = {},
-  options: BulkOptions = {},
-): Promise<BulkEnd> {
-  const audit = {
+  subject: Subject,
+  details?: Details,
+  options?: BulkOptions,
+) => Promise<BulkEnd>;
+
+// A bulk end: the consents `plan` selects of the subject, each batch recorded as it says.
+const bulkEnd =
+  <Subject>(plan: (subject: Subject) => { selection: ConsentSelection; audit: BatchAudit }): BulkEndOf<Subject> =>
+  (prisma, pairwiseSecret, by, subject, details = {}, options = {}) => {
+    const { selection, audit } = plan(subject);
+    return endInBatches(prisma, pairwiseSecret, by, selection, audit, details, options);
+  };
+
+/** Every active consent of the app (app.consents_end, per batch, with its client id). */
+export const endAppConsents = bulkEnd((app: { id: string; clientId: string }) => ({
+  selection: { appId: app.id },
+  audit: {
     action: 'app.consents_end',
     target: { type: 'app', id: app.id, appId: app.id },
     details: { client_id: app.clientId },
-  };
-  return endInBatches(prisma, pairwiseSecret, by, { appId: app.id }, audit, details, options);
-}
+  },
+}));
 
 /** Every active consent of the player, with every app (player.consents_end, per batch, with the username). */
-export function endPlayerConsents(
-  prisma: PrismaClient,
-  pairwiseSecret: string,
-  by: Operator,
-  player: { id: string; username: string },
-  details: Details = {},
-  options: BulkOptions = {},
-): Promise<BulkEnd> {
-  const target = { type: 'sandbox_player', id: player.id };
-  const audit = { action: 'player.consents_end', target, details: { username: player.username }, perApp: true };
-  return endInBatches(prisma, pairwiseSecret, by, { playerId: player.id }, audit, details, options);
-}
+export const endPlayerConsents = bulkEnd((player: { id: string; username: string }) => ({
+  selection: { playerId: player.id },
+  audit: {
+    action: 'player.consents_end',
+    target: { type: 'sandbox_player', id: player.id },
+    details: { username: player.username },
+    perApp: true,
+  },
+}));
 
 interface BatchAudit {
   action: string;

@@ -1,26 +1,18 @@
 // A developer's own sandbox players, as the console serves them: synthetic players a developer
 // creates to sign in on the player client (never real players: no balance, no location, only a
 // username, a password and an optional name), made behind the sign-in throttle from the
-// developer's input read by the room's rules, and disabled or enabled only by the account they
-// belong to (another developer's player answers exactly like one that does not exist).
+// developer's input checked by the player's rules (rules.ts), and disabled or enabled only by the
+// account they belong to (another developer's player answers exactly like one that does not exist).
 import { isUuid, type PlayerStatus, type PrismaClient, type SandboxPlayer } from '@devplat/db';
 import type { SignInThrottle } from '@devplat/throttle';
 import type { Actor } from '../audit/store.ts';
 import type { Db } from '../db.ts';
-import { type JsonBody, optionalText, pageQuery, password, refuseInput, requiredText } from '../input.ts';
+import { type JsonBody, pageQuery } from '../input.ts';
 import { refuse } from '../refusal.ts';
 import { forgiven, throttled } from '../throttled.ts';
 import { createPlayer, disablePlayer, enablePlayer } from './operations.ts';
+import { checkedPlayer, type PlayerMembers } from './rules.ts';
 import { findPlayerByUsername, findPlayerOfAccount, playersOfAccount } from './store.ts';
-
-/** A username: what a sandbox player signs in with, unique across the sandbox. */
-export function username(value: unknown): string {
-  const text = requiredText(value, 'username', 32);
-  if (!/^[a-z0-9][a-z0-9_.-]{2,31}$/.test(text)) {
-    refuseInput('username must be 3 to 32 characters: lower-case letters, digits, and _ . - (not first).');
-  }
-  return text;
-}
 
 /**
  * A new player of the developer's account. Usernames are unique across the sandbox (players sign in
@@ -32,12 +24,15 @@ export async function createPlayerOfDeveloper(
   prisma: PrismaClient,
   throttle: SignInThrottle,
   actor: Actor,
-  player: { username: string; password: string; displayName: string | null },
+  player: PlayerMembers,
   address: string,
 ): Promise<SandboxPlayer> {
+  // Checked before the throttle too (createPlayer checks it again): input the rules refuse never
+  // counts as an attempt.
+  const checked = checkedPlayer(player);
   const attempt = { account: actor.accountId, address };
   await throttled(throttle, attempt);
-  const created = await createPlayer(prisma, actor, { accountId: actor.accountId, ...player });
+  const created = await createPlayer(prisma, actor, { accountId: actor.accountId, ...checked });
   await forgiven(throttle, attempt);
   return created;
 }
@@ -97,10 +92,11 @@ export function sandboxPlayers(prisma: PrismaClient, throttle: SignInThrottle) {
       setPlayerStatusOfDeveloper(prisma, actor, playerId, status),
 
     create(actor: Actor, body: JsonBody, address: string): Promise<SandboxPlayer> {
+      // The JSON read here; the player's rules (rules.ts) check every member.
       const player = {
-        username: username(body.username),
-        password: password(body.password, 8),
-        displayName: optionalText(body.display_name, 'display_name', 64),
+        username: body.username as string,
+        password: body.password as string,
+        displayName: body.display_name as string | null,
       };
       return createPlayerOfDeveloper(prisma, throttle, actor, player, address);
     },

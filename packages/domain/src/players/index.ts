@@ -1,11 +1,10 @@
-// The players room: what can be done to sandbox players and what may be read of them. Only
-// store.ts touches the sandbox_players table.
+// The players room: what can be done to sandbox players (created under the player's rules:
+// rules.ts) and what may be read of them. Only store.ts touches the sandbox_players table.
 export {
   createPlayerOfDeveloper,
   playerOfDeveloper,
   sandboxPlayers,
   setPlayerStatusOfDeveloper,
-  username,
 } from './developers.ts';
 export {
   createPlayer,
@@ -15,6 +14,7 @@ export {
   type PlayerStatusChange,
 } from './operations.ts';
 export { playerNamed, playerWithUsername } from './operators.ts';
+export { checkedPlayer, minimumPlayerPasswordLength, type PlayerMembers, username } from './rules.ts';
 export { type PlayerSearch, searchPlayers } from './search.ts';
 export {
   findPlayer,

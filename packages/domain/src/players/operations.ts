@@ -1,22 +1,24 @@
-// What can be done to a sandbox player, each change audited in its own transaction. Nothing caches
+// What can be done to a sandbox player, each change audited in its own transaction; one is created
+// under the player's rules (rules.ts), its password hashed here (@devplat/passwords). Nothing caches
 // a player's status: the api's liveness statement and the player client's session check read it on
 // every request, so a change takes effect on the very next call with no invalidation.
 import type { PlayerStatus, Prisma, PrismaClient, SandboxPlayer } from '@devplat/db';
 import { hashPassword } from '@devplat/passwords';
 import { type Actor, type Operator, recordAudit } from '../audit/store.ts';
 import { Refusal } from '../refusal.ts';
+import { checkedPlayer, type PlayerMembers } from './rules.ts';
 import { changeStatus, insertPlayer, isUsernameTaken, playerById } from './store.ts';
 
-export interface NewPlayer {
+export interface NewPlayer extends PlayerMembers {
   accountId: string;
-  username: string;
-  password: string;
-  displayName: string | null;
 }
 
-/** A new player of the developer's account; usernames are unique across the sandbox (USERNAME_TAKEN). */
+/**
+ * A new player of the developer's account, under the player's rules; usernames are unique across
+ * the sandbox (USERNAME_TAKEN).
+ */
 export async function createPlayer(prisma: PrismaClient, by: Actor, player: NewPlayer): Promise<SandboxPlayer> {
-  const { password, ...row } = player;
+  const { password, ...row } = checkedPlayer(player);
   const passwordHash = await hashPassword(password);
   try {
     return await prisma.$transaction(async (tx) => {

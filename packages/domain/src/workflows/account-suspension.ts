@@ -10,46 +10,27 @@ import { type Operator, recordAudit } from '../audit/store.ts';
 /** What the audit record of a status change says beside the account's e-mail: why, say. */
 type Details = Prisma.InputJsonObject;
 
-/** The account's apps stop working on the next request; their consents and secrets are kept (account.suspend). */
-export function suspendAccount(
+/** An operator's change of an account's status: false (nothing recorded) when it had the status already. */
+export type AccountStatusChange = (
   prisma: PrismaClient,
   directory: AppChangeNotice,
   by: Operator,
   account: Pick<Account, 'id' | 'email'>,
-  details: Details = {},
-): Promise<boolean> {
-  return toStatus(prisma, directory, by, account, 'suspended', 'account.suspend', details);
-}
+  details?: Details,
+) => Promise<boolean>;
+
+// Suspends an active account or reactivates a suspended one, with its apps' directory entries.
+const toStatus =
+  (status: AccountStatus, action: string): AccountStatusChange =>
+  (prisma, directory, by, { id, email }, details = {}) => {
+    const change = (tx: Prisma.TransactionClient) => changeAccountStatus(tx, id, status);
+    return changedApps(prisma, directory, { accountId: id }, change, async (tx) => {
+      await recordAudit(tx, by, action, { type: 'account', id }, { email, ...details });
+    });
+  };
+
+/** The account's apps stop working on the next request; their consents and secrets are kept (account.suspend). */
+export const suspendAccount = toStatus('suspended', 'account.suspend');
 
 /** The reverse of suspendAccount: the account's apps work again (those not disabled on their own). */
-export function reactivateAccount(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  by: Operator,
-  account: Pick<Account, 'id' | 'email'>,
-  details: Details = {},
-): Promise<boolean> {
-  return toStatus(prisma, directory, by, account, 'active', 'account.reactivate', details);
-}
-
-// Suspends an active account or reactivates a suspended one, with its apps' directory entries;
-// false (nothing recorded) when it had the status already.
-function toStatus(
-  prisma: PrismaClient,
-  directory: AppChangeNotice,
-  by: Operator,
-  { id, email }: Pick<Account, 'id' | 'email'>,
-  status: AccountStatus,
-  action: string,
-  details: Details,
-): Promise<boolean> {
-  return changedApps(
-    prisma,
-    directory,
-    { accountId: id },
-    (tx) => changeAccountStatus(tx, id, status),
-    async (tx) => {
-      await recordAudit(tx, by, action, { type: 'account', id }, { email, ...details });
-    },
-  );
-}
+export const reactivateAccount = toStatus('active', 'account.reactivate');

@@ -12,9 +12,7 @@ export function apiKeyRoutes({ domain: { apiKeys }, signedIn }: ApiRoutes): void
       GET: async (ctx) =>
         answer(ctx, 200, { data: (await apiKeys.list(who(ctx).account.id)).map((row) => apiKeyView(row)) }),
       POST: async (ctx) => {
-        const made = await apiKeys.create(actor(ctx), requestBody(ctx));
-        if ('limitReached' in made) refuse('API_KEY_LIMIT', made.limitReached);
-        answer(ctx, 201, createdApiKeyView(made));
+        answer(ctx, 201, createdApiKeyView(await apiKeys.create(actor(ctx), requestBody(ctx))));
       },
     },
     'session',

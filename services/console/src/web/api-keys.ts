@@ -90,21 +90,18 @@ export function apiKeyPages({ signedInRoute, domain: { apiKeys }, done, takeNoti
         // A number when it reads as one; anything else is refused by the domain with the rule.
         expires_in_days: days && /^[0-9]{1,6}$/.test(days) ? Number(days) : days,
       };
-      let refusal: { status: number; reason: string };
+      let made: Awaited<ReturnType<typeof apiKeys.create>>;
       try {
-        const made = await apiKeys.create(actor(ctx), input);
-        if ('limitReached' in made) refusal = { status: 409, reason: made.limitReached };
-        else {
-          const notice = `Created the API key "${made.apiKey.name}" (${made.apiKey.scope}).`;
-          const view = frame(who(ctx), 'API keys', { notice });
-          sendPage(ctx, 201, apiKeysPage(view, who(ctx).session.csrf, await keysOf(ctx), { newKey: made.key }));
-          return;
-        }
+        made = await apiKeys.create(actor(ctx), input);
       } catch (error) {
-        refusal = refused(ctx, error);
+        const refusal = refused(ctx, error);
+        const view = frame(who(ctx), 'API keys', { error: refusal.reason });
+        sendPage(ctx, refusal.status, apiKeysPage(view, who(ctx).session.csrf, await keysOf(ctx), { values }));
+        return;
       }
-      const view = frame(who(ctx), 'API keys', { error: refusal.reason });
-      sendPage(ctx, refusal.status, apiKeysPage(view, who(ctx).session.csrf, await keysOf(ctx), { values }));
+      const notice = `Created the API key "${made.apiKey.name}" (${made.apiKey.scope}).`;
+      const view = frame(who(ctx), 'API keys', { notice });
+      sendPage(ctx, 201, apiKeysPage(view, who(ctx).session.csrf, await keysOf(ctx), { newKey: made.key }));
     },
   });
   signedInRoute('/api-keys/:keyId/revoke', {
