@@ -11,13 +11,6 @@ import type { OperationHandlers, OperationMethod } from './routes.ts';
 
 export const jsonBodyLimit = 16 * 1024;
 
-declare module 'koa' {
-  interface DefaultState {
-    /** The request's JSON body, checked by the operation's document (checkedRequest). */
-    body?: Record<string, unknown>;
-  }
-}
-
 export function checkedRequest(check: OperationCheck, refuse: (finding: RequestFinding) => never): Middleware {
   return async (ctx, next) => {
     const found = check.parameters({ params: ctx.params ?? {}, query: ctx.query });

@@ -1,4 +1,6 @@
 export * from './api-app.ts';
+export * from './app-listener.ts';
+export * from './app-observer.ts';
 export * from './checked-requests.ts';
 export * from './cookies.ts';
 export * from './csrf.ts';

@@ -1,6 +1,6 @@
 // What a request carries in Koa's ctx.state, typed once for every app: the envelopes (envelope.ts,
-// pages.ts) set the request id, tracing the trace id, and handlers leave the client id and the
-// contract's error code for the request's log line. A service adds its own keys the same way, in
+// pages.ts) set the request id, tracing the trace id, a JSON API door's request check the body it
+// read, and handlers leave the client id and the contract's error code for the request's log line. A service adds its own keys the same way, in
 // its own state.ts (the console's signed-in account, the API's authenticated token).
 import type { ReadyAnswer } from './envelope.ts';
 
@@ -16,5 +16,7 @@ declare module 'koa' {
     errorCode?: string;
     /** An answer whose bytes are ready, written by apiEnvelope in one go (sendReady). */
     readyAnswer?: ReadyAnswer;
+    /** The request's JSON body, checked by the operation's document (checkedRequest, checked-requests.ts). */
+    body?: Record<string, unknown>;
   }
 }

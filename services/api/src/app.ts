@@ -1,15 +1,7 @@
 import { type Config, wirePrefix } from '@devplat/config';
 import { disabledAreas } from '@devplat/contract';
 import type { PrismaClient, Query } from '@devplat/db';
-import {
-  apiApp,
-  featureDisabled,
-  type Logger,
-  observeAll,
-  operation,
-  platformSwitch,
-  requestObserver,
-} from '@devplat/http';
+import { apiApp, appObserver, featureDisabled, type Logger, operation, platformSwitch } from '@devplat/http';
 import type { Metrics } from '@devplat/metrics';
 import type { RequestLog } from '@devplat/request-log';
 import Router from '@koa/router';
@@ -61,6 +53,6 @@ export function buildApiApp({
     operation(router, '/me', { GET: [...on, authenticate(liveness, tokens, { userTokensOnly: true }), getMe()] });
   }
   featureDisabled(router, disabledAreas);
-  const observe = observeAll(metrics && requestObserver(metrics, 'api'), requestLog && recordApiRequests(requestLog));
+  const observe = appObserver('api', metrics, requestLog && recordApiRequests(requestLog));
   return apiApp({ logger, maxBodyBytes: 16 * 1024, observe, requestIdsFrom: config.trustedProxies }, router);
 }

@@ -2,21 +2,18 @@
 // (pnpm api:start). Uses DATABASE_URL, or the embedded PGlite when it is unset; with REDIS_URL it
 // writes each app's request log there (without, /cities and /me are not in it).
 
-import { listenHost, loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
-import { type Closer, createLogger, drainOnSignals, listen, openService, warmUp, withTracing } from '@devplat/http';
-import { createMetrics } from '@devplat/metrics';
+import { loadConfigOrExit, loadConfigWithoutSecrets, urlPort } from '@devplat/config';
+import { type Closer, openAppListener, warmUp } from '@devplat/http';
 import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/request-log';
-import { openProcessDatabase, openRedisStore, tracingClosers } from '@devplat/runtime';
-import { startTracing } from '@devplat/tracing';
+import { openProcessDatabase, openRedisStore, runService, startTelemetry } from '@devplat/runtime';
 import { buildApiApp } from './app.ts';
 import { remoteKeys, signingKeysCheck, tokenVerifier } from './bearer.ts';
 import { splitIntegrations } from './capabilities.ts';
 import { createStatusSource } from './status-source.ts';
 
 const config = loadConfigOrExit(process.env, loadConfigWithoutSecrets);
-const logger = createLogger(config.logLevel, 'api');
-const metrics = createMetrics();
-const tracing = loadConfigOrExit(process.env, (env) => startTracing({ serviceName: 'api', env }));
+const telemetry = startTelemetry(config, 'api');
+const { logger, metrics, tracing } = telemetry;
 const { database, checks, closers } = await openProcessDatabase(config, metrics, tracing);
 const keys = remoteKeys(config, tracing.fetch);
 // The request log is bookkeeping: its store is no readiness check, and an outage only drops entries.
@@ -46,19 +43,15 @@ const app = buildApiApp({
 const port = config.port ?? (urlPort(config.baseUrl) as number);
 const readiness = [...checks, signingKeysCheck(keys)];
 await warmUp(readiness, logger);
-const server = await listen(withTracing(app, tracing).callback(), listenHost(config, config.baseUrl), port);
-const service = await openService({
-  name: 'api',
+const api = await openAppListener({ config, tracing }, 'public', app, config.baseUrl, port);
+const service = await runService('api', {
   config,
-  logger,
+  telemetry,
   checks: readiness,
-  registry: metrics.registry,
-  listeners: [{ name: 'public', server }],
-  closers: [...requestLogClosers, ...closers, ...tracingClosers(tracing)],
+  listeners: [api],
+  closers: [...requestLogClosers, ...closers],
 });
-logger.info({ origin: server.origin, management: service.managementServer.origin }, 'api service listening');
-// Signals are handled before the ready line: a supervisor may signal the moment it reads it.
-drainOnSignals(service, logger);
+logger.info({ origin: api.server.origin, management: service.managementServer.origin }, 'api service listening');
 process.stdout.write(
-  `api service: ${server.origin}${config.baseUrl.pathname}, management: ${service.managementServer.origin}\n`,
+  `api service: ${api.server.origin}${config.baseUrl.pathname}, management: ${service.managementServer.origin}\n`,
 );

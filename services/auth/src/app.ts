@@ -2,15 +2,7 @@ import { type AppDirectory, appDirectory } from '@devplat/app-directory';
 import type { Config, Secrets } from '@devplat/config';
 import { wirePrefix } from '@devplat/config';
 import type { PrismaClient, Query } from '@devplat/db';
-import {
-  apiApp,
-  type Closer,
-  type Logger,
-  observeAll,
-  operation,
-  platformSwitch,
-  requestObserver,
-} from '@devplat/http';
+import { apiApp, appObserver, type Closer, type Logger, operation, platformSwitch } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { flushRequestLogEvery, type RequestLog, requestLog } from '@devplat/request-log';
@@ -122,7 +114,7 @@ function buildTokenApp(
   operation(router, `${wirePrefix}/oauth/revoke`, { POST: [...on, telemetry, answers.revocation, toProvider] });
   operation(router, `${wirePrefix}/.well-known/oauth-authorization-server`, { GET: [...on, serveMetadata] });
   operation(router, rfc8414Path, { GET: [...on, serveMetadata] });
-  const observe = observeAll(metrics && requestObserver(metrics, 'auth'), recordTokenRequests(requests));
+  const observe = appObserver('auth', metrics, recordTokenRequests(requests));
   const forwarded = { secure: config.baseUrl.protocol === 'https:', trustedProxies: config.trustedProxies };
   return apiApp({ logger, keys: secrets.cookieKeys, forwarded, observe }, router);
 }

@@ -11,20 +11,19 @@ import {
   tokenVerifier,
 } from '@devplat/api';
 import { authPaths, buildAuthService, signingKeysLoaded } from '@devplat/auth';
-import { type Config, listenHost, resolveSecrets, urlPort } from '@devplat/config';
+import { type Config, resolveSecrets, urlPort } from '@devplat/config';
 import { buildConsoleApp } from '@devplat/console';
 import type { Database } from '@devplat/db';
 import {
   type Closer,
   createServiceLoggers,
-  listen,
   type NamedListener,
+  openAppListener,
+  openListener,
   openService,
   pageSites,
-  type Route,
   type RunningService,
   routesOf,
-  type Site,
   withTracing,
 } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
@@ -130,40 +129,32 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       // One request log in this process: auth's, which the api's calls join.
       requestLog: auth.requestLog,
     });
-    const open = async (
-      name: string,
-      app: RequestListener,
-      routes: readonly Route[],
-      url: URL,
-      port: number,
-      pages: Site | null = null,
-    ) => {
-      listeners.push({ name, server: await listen(app, listenHost(config, url), port, pages), routes });
-    };
-    await open(
-      'public',
-      gateway(withTracing(auth.api, tracing).callback(), withTracing(api, tracing).callback()),
-      routesOf(auth.api, api),
-      config.baseUrl,
-      config.port ?? (urlPort(config.baseUrl) as number),
+    const listening = { config, tracing };
+    listeners.push(
+      await openListener(
+        listening,
+        'public',
+        gateway(withTracing(auth.api, tracing).callback(), withTracing(api, tracing).callback()),
+        routesOf(auth.api, api),
+        config.baseUrl,
+        config.port ?? (urlPort(config.baseUrl) as number),
+      ),
     );
-    await open(
-      'player client',
-      withTracing(auth.playerClient, tracing).callback(),
-      routesOf(auth.playerClient),
-      config.playerClientUrl,
-      config.ports.playerClient,
-      pageSites.playerClient,
+    listeners.push(
+      await openAppListener(
+        listening,
+        'player client',
+        auth.playerClient,
+        config.playerClientUrl,
+        config.ports.playerClient,
+        pageSites.playerClient,
+      ),
     );
-    await open(
-      'internal',
-      withTracing(auth.internal, tracing).callback(),
-      routesOf(auth.internal),
-      config.authInternalUrl,
-      config.ports.authInternal,
+    listeners.push(
+      await openAppListener(listening, 'internal', auth.internal, config.authInternalUrl, config.ports.authInternal),
     );
-    const mock = withTracing(buildMockApp(config, loggerFor('mock'), metrics), tracing);
-    await open('mock', mock.callback(), routesOf(mock), config.mockBaseUrl, config.ports.mock);
+    const mock = buildMockApp(config, loggerFor('mock'), metrics);
+    listeners.push(await openAppListener(listening, 'mock', mock, config.mockBaseUrl, config.ports.mock));
     const developerConsole = buildConsoleApp({
       pairwiseSecret: secrets.pairwiseSecret,
       config,
@@ -173,13 +164,16 @@ export async function startPlatform(config: Config, options: StartOptions = {}):
       metrics,
       tracing,
     });
-    await open(
-      'console',
-      developerConsole.callback(),
-      developerConsole.routes,
-      config.consoleUrl,
-      config.ports.console,
-      pageSites.console,
+    listeners.push(
+      await openListener(
+        listening,
+        'console',
+        developerConsole.callback(),
+        developerConsole.routes,
+        config.consoleUrl,
+        config.ports.console,
+        pageSites.console,
+      ),
     );
     // The operators' admin API on ADMIN_HOST:ADMIN_PORT (loopback), only where ADMIN_TOKENS_FILE is
     // set: without it no token could work, and every platform (each test's) would take the one port.

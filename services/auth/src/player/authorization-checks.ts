@@ -53,6 +53,13 @@ const arrivedOf = ({ clientId, redirectUri, app }: CheckedRequest): Arrived => (
   registered: app?.redirectUris,
 });
 
+/** A parameter with the one value the platform supports: refused as `Refusal` says, naming that value. */
+const onlySupported =
+  (name: string, value: string, Refusal: new (description: string) => Error): Check =>
+  ({ single }) => {
+    if (single(name) !== value) throw new Refusal(`only ${name}=${value} is supported`);
+  };
+
 /** The checks, in the order they run: the first refusal answers. */
 export const authorizationChecks: [name: string, check: Check][] = [
   [
@@ -108,14 +115,7 @@ export const authorizationChecks: [name: string, check: Check][] = [
       if (repeated) throw new errors.InvalidRequest(`${repeated[0]} appears more than once`);
     },
   ],
-  [
-    'response_type is code',
-    ({ single }) => {
-      if (single('response_type') !== 'code') {
-        throw new errors.UnsupportedResponseType('only response_type=code is supported');
-      }
-    },
-  ],
+  ['response_type is code', onlySupported('response_type', 'code', errors.UnsupportedResponseType)],
   [
     'PKCE: a code_challenge',
     ({ single }) => {
@@ -124,14 +124,7 @@ export const authorizationChecks: [name: string, check: Check][] = [
       }
     },
   ],
-  [
-    'PKCE: S256 only',
-    ({ single }) => {
-      if (single('code_challenge_method') !== 'S256') {
-        throw new errors.InvalidRequest('only code_challenge_method=S256 is supported');
-      }
-    },
-  ],
+  ['PKCE: S256 only', onlySupported('code_challenge_method', 'S256', errors.InvalidRequest)],
   [
     'PKCE: a SHA-256 digest in base64url',
     ({ single }) => {

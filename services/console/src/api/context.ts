@@ -18,13 +18,6 @@ export type ApiCaller =
   | { via: 'session'; account: Account; token: string; session: ConsoleSession }
   | { via: 'key'; account: Account; key: ApiKeyInUse };
 
-declare module 'koa' {
-  interface DefaultState {
-    /** The console API's signed-in caller (set by the sign-in guard). */
-    caller?: ApiCaller;
-  }
-}
-
 /**
  * Who may call an operation behind sign-in: `any` takes a session or an API key (a read key only
  * for GET and HEAD); `session` takes a session alone (managing API keys, changing the account).
@@ -115,3 +108,17 @@ export const answer = (ctx: Context, status: number, body?: unknown) => {
   ctx.status = status;
   if (body !== undefined) ctx.body = body;
 };
+
+/**
+ * A handler acting as the caller on the app its path names (:clientId): answers `status`, with
+ * what `view` makes of the outcome as the body.
+ */
+export const onApp =
+  <Outcome>(
+    act: (actor: Actor, clientId: string) => Promise<Outcome>,
+    status: number,
+    view: (outcome: Outcome) => unknown,
+  ): Middleware =>
+  async (ctx) => {
+    answer(ctx, status, view(await act(actor(ctx), ctx.params.clientId)));
+  };

@@ -1,12 +1,12 @@
 // The console API's client secret routes: rotate (issue a new one) and revoke.
-import { type ApiRoutes, actor, answer } from './context.ts';
+import { type ApiRoutes, actor, answer, onApp } from './context.ts';
 
 export function secretRoutes({ domain: { apps }, signedIn }: ApiRoutes): void {
   signedIn('/apps/:clientId/secrets', {
-    POST: async (ctx) => {
-      const { secretId, clientSecret } = await apps.rotateSecret(actor(ctx), ctx.params.clientId);
-      answer(ctx, 201, { secret_id: secretId, client_secret: clientSecret });
-    },
+    POST: onApp(apps.rotateSecret, 201, ({ secretId, clientSecret }) => ({
+      secret_id: secretId,
+      client_secret: clientSecret,
+    })),
   });
   signedIn('/apps/:clientId/secrets/:secretId', {
     DELETE: async (ctx) => {

@@ -1,13 +1,10 @@
 // The console API's webhook routes: a test event, the live event stream, deliveries and replays.
-import { type ApiRoutes, actor, answer, who } from './context.ts';
+import { type ApiRoutes, actor, answer, onApp, who } from './context.ts';
 import { streamEvents } from './event-stream.ts';
 
 export function webhookRoutes({ domain: { webhooks }, logger, signedIn }: ApiRoutes): void {
   signedIn('/apps/:clientId/webhooks/test', {
-    POST: async (ctx) => {
-      const { deliveryId, eventId } = await webhooks.sendTest(actor(ctx), ctx.params.clientId);
-      answer(ctx, 202, { delivery_id: deliveryId, event_id: eventId });
-    },
+    POST: onApp(webhooks.sendTest, 202, ({ deliveryId, eventId }) => ({ delivery_id: deliveryId, event_id: eventId })),
   });
   signedIn('/apps/:clientId/events', {
     GET: async (ctx) => {

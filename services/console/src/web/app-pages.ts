@@ -4,7 +4,7 @@ import type { AppView, DeliveryView } from '@devplat/contract';
 import { scopeDescriptions, scopeNames } from '@devplat/contract';
 import type { AppActivity } from '@devplat/domain/apps';
 import { type Html, type HtmlValue, hiddenField, html, scrollRegion } from '@devplat/http';
-import { barChart } from './chart.ts';
+import { type BarChart, barChart } from './chart.ts';
 import { copyButton } from './copy.ts';
 import { firstCallSection } from './first-call.ts';
 import { action, type Frame, field, layout, table } from './pages.ts';
@@ -97,32 +97,32 @@ export interface AppPageExtras {
   activity?: AppActivity & { days: string[] };
 }
 
+/** A chart's series: its name, its colour and its counts by day (a day not there: 0). */
+type CountsSeries = readonly [name: string, colour: string, counts: Record<string, number> | undefined];
+
 /** Consents and deliveries per day over the last 30 days, as two charts. */
 function activityCharts(activity: AppPageExtras['activity']): HtmlValue {
   if (!activity) return null;
   const { days } = activity;
-  const values = (counts: Record<string, number> | undefined) => days.map((day) => counts?.[day] ?? 0);
+  const chart = (title: string, layout: BarChart['layout'], series: CountsSeries[]) =>
+    barChart({
+      title,
+      days,
+      layout,
+      series: series.map(([name, colour, counts]) => ({ name, colour, values: days.map((day) => counts?.[day] ?? 0) })),
+    });
+  const { consents, deliveries } = activity;
   return html`<h2>Last 30 days</h2>
-${barChart({
-  title: 'Consents per day, last 30 days',
-  days,
-  layout: 'grouped',
-  series: [
-    { name: 'granted', colour: '#2e7d32', values: values(activity.consents.granted) },
-    { name: 'withdrawn', colour: '#c62828', values: values(activity.consents.withdrawn) },
-    { name: 'ended otherwise', colour: '#ef6c00', values: values(activity.consents.ended) },
-  ],
-})}
-${barChart({
-  title: 'Webhook deliveries per day by outcome, last 30 days',
-  days,
-  layout: 'stacked',
-  series: [
-    { name: 'succeeded', colour: '#2e7d32', values: values(activity.deliveries.succeeded) },
-    { name: 'failed', colour: '#c62828', values: values(activity.deliveries.failed) },
-    { name: 'pending', colour: '#9e9e9e', values: values(activity.deliveries.pending) },
-  ],
-})}
+${chart('Consents per day, last 30 days', 'grouped', [
+  ['granted', '#2e7d32', consents.granted],
+  ['withdrawn', '#c62828', consents.withdrawn],
+  ['ended otherwise', '#ef6c00', consents.ended],
+])}
+${chart('Webhook deliveries per day by outcome, last 30 days', 'stacked', [
+  ['succeeded', '#2e7d32', deliveries.succeeded],
+  ['failed', '#c62828', deliveries.failed],
+  ['pending', '#9e9e9e', deliveries.pending],
+])}
 <p><small>"Ended otherwise": a token revoked, a code or refresh token replayed, a scope removed. Deliveries count by the day they were made and their outcome now.</small></p>`;
 }
 
