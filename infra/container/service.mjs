@@ -19,11 +19,11 @@ const entryPoints = {
 
 const usage = `usage: <image> <command> [arguments]
 commands: ${Object.keys(entryPoints).join(', ')}
-  auth, api, console, worker, mock  a service (README → Operating: ports, probes, settings)
+  auth, api, console, worker, mock  a service (docs/operating.md: ports, probes; docs/configuration.md: settings)
   migrate                           apply the database migrations to DATABASE_URL, then exit
   janitor [options]                 delete what has expired (admin janitor --help), then exit
   admin <command> ...               an operator command (admin help)
-  admin-api                         the operators' admin API (README → Operating: the admin API)
+  admin-api                         the operators' admin API (docs/operating.md, "The admin API")
 `;
 
 const [command, ...rest] = process.argv.slice(2);

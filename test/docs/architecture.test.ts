@@ -37,6 +37,51 @@ describe('docs/architecture.md', () => {
     assert.deepEqual([...new Set(missing)], []);
   });
 
+  test('what a request carries in ctx.state is typed once, in the state.ts files it names', () => {
+    const extending = repoFiles().filter(
+      (path) => path.endsWith('.ts') && /^declare module 'koa'/m.test(readFileSync(join(root, path), 'utf8')),
+    );
+    assert.ok(architecture.includes('typed once by extending `koa.DefaultState`'));
+    assert.ok(extending.length >= 2, `${extending.length} files extend koa's types`);
+    assert.deepEqual(
+      extending.filter((path) => !path.endsWith('/state.ts')),
+      [],
+      'only a state.ts extends koa.DefaultState',
+    );
+  });
+
+  test('the doors hold no rules: a service refuses only input it cannot read or a row it did not find', () => {
+    const refusals = repoFiles()
+      .filter((path) => /^services\/[^/]+\/src\/.*\.ts$/.test(path))
+      .flatMap((path) =>
+        [...readFileSync(join(root, path), 'utf8').matchAll(/(?:refuse|new Refusal)\(\s*'([A-Z_]+)'/g)].map(
+          (match) => `${path}: ${match[1]}`,
+        ),
+      );
+    assert.ok(architecture.includes('The doors hold no rules of the rooms'));
+    assert.ok(refusals.length > 0, 'the services refuse unreadable input somewhere');
+    assert.deepEqual(
+      refusals.filter((refusal) => !/: (INVALID_INPUT|[A-Z_]+_NOT_FOUND)$/.test(refusal)),
+      [],
+      "a rule's refusal belongs to its room in packages/domain",
+    );
+  });
+
+  test('every grant of the token path is in its rule table, the one served ahead of the provider too', () => {
+    const section = architecture.slice(
+      architecture.indexOf('## Where each rule of the token path lives'),
+      architecture.indexOf('### What a token request learns'),
+    );
+    const grants = readdirSync(join(root, 'services/auth/src/grants'));
+    assert.ok(grants.includes('app-tokens.ts'));
+    assert.deepEqual(
+      grants.filter((file) => !section.includes(`\`grants/${file}\``)),
+      [],
+      'each file of services/auth/src/grants is named in the section',
+    );
+    assert.match(section, /answered ahead of it by\s+`grants\/app-tokens\.ts`/);
+  });
+
   test('every table of the schema has its room in the Domain rooms table', () => {
     const schema = readFileSync(join(root, 'prisma/schema.prisma'), 'utf8');
     const tables = [...schema.matchAll(/@@map\("(\w+)"\)/g)].map((match) => match[1] as string);
