@@ -14,7 +14,7 @@ import { Html, html, siteLayout } from '@devplat/http/html';
 import { marked } from 'marked';
 
 const repoRoot = new URL('..', import.meta.url).pathname;
-const openapiDir = join(repoRoot, 'packages/contract/openapi');
+const openapiDir = join(repoRoot, 'packages/1-foundation/contract/openapi');
 const guidesDir = join(repoRoot, 'docs/guides');
 // This package's own @redocly/cli (the image's docs stage installs this package alone).
 const redocly = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');

@@ -75,22 +75,36 @@ const env = {
 const checks = [
   ['biome (lint and format)', bin('biome'), ['check', '.']],
   ['tsc (types)', bin('tsc'), ['-p', 'tsconfig.json']],
-  ['redocly (contract documents)', bin('redocly'), ['lint', '--config', 'packages/contract/redocly.yaml']],
+  ['redocly (contract documents)', bin('redocly'), ['lint', '--config', 'packages/1-foundation/contract/redocly.yaml']],
   // The console API's document, under the same rules (it is not one of the contract's apis).
   [
     'redocly (console API document)',
     bin('redocly'),
-    ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/console-api-1.0.0.yaml'],
+    [
+      'lint',
+      '--config',
+      'packages/1-foundation/contract/redocly.yaml',
+      'packages/1-foundation/contract/openapi/console-api-1.0.0.yaml',
+    ],
   ],
   // The admin API's document, likewise (served on the admin listener only).
   [
     'redocly (admin API document)',
     bin('redocly'),
-    ['lint', '--config', 'packages/contract/redocly.yaml', 'packages/contract/openapi/admin-api-1.0.0.yaml'],
+    [
+      'lint',
+      '--config',
+      'packages/1-foundation/contract/redocly.yaml',
+      'packages/1-foundation/contract/openapi/admin-api-1.0.0.yaml',
+    ],
   ],
   // The expand/contract migration policy (docs/releasing.md): no migration the previous release
   // cannot run beside, or that the migrate path cannot apply.
-  ['migrations (expand/contract policy)', process.execPath, ['packages/db/scripts/check-migrations.ts']],
+  [
+    'migrations (expand/contract policy)',
+    process.execPath,
+    ['packages/2-infrastructure/db/scripts/check-migrations.ts'],
+  ],
 ];
 // The container image's build starts now, beside the checks and the first test files, where the
 // file that runs the image is in the run and can run it (podman, real stores); that file waits for

@@ -8,7 +8,7 @@ const entryPoints = {
   console: 'services/console/src/main.ts',
   worker: 'services/worker/src/main.ts',
   mock: 'services/mock/src/main.ts',
-  migrate: 'packages/db/scripts/migrate.ts',
+  migrate: 'packages/2-infrastructure/db/scripts/migrate.ts',
   // The janitor is one of the admin commands (services/admin), run as a one-shot job.
   janitor: 'services/admin/src/main.ts',
   admin: 'services/admin/src/main.ts',

@@ -7,8 +7,8 @@
 // Every answer carries the gateway's request id, req_$request_id, which nginx also logs and passes
 // upstream as X-Request-ID: one id names a request in the gateway's log and the services'.
 
-import type { Site } from '../../packages/http/src/layout.ts';
-import { pageSites, refusalPageHtml } from '../../packages/http/src/refusal-pages.ts';
+import type { Site } from '../../packages/2-infrastructure/http/src/layout.ts';
+import { pageSites, refusalPageHtml } from '../../packages/2-infrastructure/http/src/refusal-pages.ts';
 
 /** The id nginx gives a request, in the services' format (req_ + 32 hex digits). */
 export const gatewayRequestId = 'req_$request_id';
@@ -44,7 +44,7 @@ const oauthHeaders = [
   'Access-Control-Allow-Origin *',
   'Access-Control-Expose-Headers WWW-Authenticate',
 ];
-/** The page sites' headers (packages/http's pageHeaders). */
+/** The page sites' headers (packages/2-infrastructure/http's pageHeaders). */
 const pageHeaders = [
   `X-Request-ID ${gatewayRequestId}`,
   'Cache-Control no-store',
@@ -71,7 +71,7 @@ const refusalLocation = (name: string, type: string, headers: string[], status: 
 
 const problemType = 'application/problem+json';
 
-// The services' own wording (packages/http/src/server.ts, envelope.ts, the token endpoint).
+// The services' own wording (packages/2-infrastructure/http/src/server.ts, envelope.ts, the token endpoint).
 const headersTooLarge = problem(
   431,
   'HEADERS_TOO_LARGE',

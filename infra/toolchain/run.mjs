@@ -80,7 +80,7 @@ function ensureDocs(env) {
   // What the pages are made of, and what makes them (a new docs home comes with build.ts).
   const sources = [
     join(root, 'docs/build.ts'),
-    ...['packages/contract/openapi', 'docs/guides'].flatMap((dir) =>
+    ...['packages/1-foundation/contract/openapi', 'docs/guides'].flatMap((dir) =>
       readdirSync(join(root, dir)).map((name) => join(root, dir, name)),
     ),
   ];
@@ -91,19 +91,25 @@ function ensureDocs(env) {
   if (status !== 0) say('the docs could not be built: /docs will say so');
 }
 
-// The console serves the devplat CLI's package (packages/cli/scripts/pack.ts) from DATA_DIR/cli at
+// The console serves the devplat CLI's package (cli/scripts/pack.ts) from DATA_DIR/cli at
 // /downloads: packed before a task that starts it, when missing or older than what it bundles.
 function ensureCliPackage(env) {
   const out = resolve(root, env.DATA_DIR || '.data', 'cli');
   const packed = existsSync(out) ? readdirSync(out).filter((name) => /^devplat-.+\.tgz$/.test(name)) : [];
   const packedAt = Math.max(0, ...packed.map((name) => statSync(join(out, name)).mtimeMs));
   // The CLI, the workspace code it imports, and the lockfile (the versions of its dependencies).
-  const sources = ['packages/cli/src', 'packages/cli/scripts', 'packages/contract/src', 'packages/http/src']
+  const sources = [
+    'cli/src',
+    'cli/scripts',
+    'packages/1-foundation/command-line/src',
+    'packages/1-foundation/contract/src',
+    'packages/2-infrastructure/http/src',
+  ]
     .flatMap((dir) => filesUnder(join(root, dir)))
     .concat(join(root, 'pnpm-lock.yaml'));
   if (sources.every((source) => statSync(source).mtimeMs < packedAt)) return;
   say('packing the devplat CLI the console serves at /downloads (npm run cli:pack)');
-  const status = run(join(bin, 'node'), ['packages/cli/scripts/pack.ts', out], {
+  const status = run(join(bin, 'node'), ['cli/scripts/pack.ts', out], {
     cwd: root,
     env,
     stdio: ['ignore', 2, 2],
@@ -127,23 +133,24 @@ const tasks = {
     'test/run.mjs',
     '--no-checks',
     'test/contract/**/*.test.ts',
-    'packages/*/test/**/*.test.ts',
+    'packages/*/*/test/**/*.test.ts',
+    'cli/test/**/*.test.ts',
   ],
   'api:start': ['node', 'services/api/src/main.ts'],
   'auth:start': ['node', 'services/auth/src/main.ts'],
   'mock:start': ['node', 'services/mock/src/main.ts'],
   'console:start': ['node', 'services/console/src/main.ts'],
   'worker:start': ['node', 'services/worker/src/main.ts'],
-  devplat: ['node', 'packages/cli/src/main.ts'],
-  'cli:pack': ['node', 'packages/cli/scripts/pack.ts'],
+  devplat: ['node', 'cli/src/main.ts'],
+  'cli:pack': ['node', 'cli/scripts/pack.ts'],
   'docs:build': ['node', 'docs/build.ts'],
   sample: ['node', 'examples/sample-app/src/main.ts'],
   admin: ['node', 'services/admin/src/main.ts'],
   'admin:serve': ['node', 'services/admin/src/serve.ts'],
-  'db:migrate': ['node', 'packages/db/scripts/migrate.ts'],
-  'db:seed': ['node', 'packages/domain/scripts/seed-registry.ts'],
-  'db:migration:new': ['node', 'packages/db/scripts/new-migration.ts'],
-  'db:migrations:check': ['node', 'packages/db/scripts/check-migrations.ts'],
+  'db:migrate': ['node', 'packages/2-infrastructure/db/scripts/migrate.ts'],
+  'db:seed': ['node', 'packages/3-domain/domain/scripts/seed-registry.ts'],
+  'db:migration:new': ['node', 'packages/2-infrastructure/db/scripts/new-migration.ts'],
+  'db:migrations:check': ['node', 'packages/2-infrastructure/db/scripts/check-migrations.ts'],
   'bench:token': ['node', 'bench/run.ts', 'token'],
   'bench:api': ['node', 'bench/run.ts', 'api'],
   'bench:refresh': ['node', 'bench/run.ts', 'refresh'],

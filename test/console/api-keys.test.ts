@@ -18,7 +18,7 @@ import { consoleCall, type Developer, registerDeveloper, signInToWeb } from '@de
 import { realPostgresUrl } from '@devplat/test/database';
 import { assertProblem } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { newKey, operatorTokenPrefix } from '../../packages/keys/src/index.ts';
+import { newKey, operatorTokenPrefix } from '../../packages/1-foundation/keys/src/index.ts';
 
 const needsStores =
   realPostgresUrl && process.env.REDIS_URL?.trim() ? false : 'the admin listener needs a real PostgreSQL and Redis';

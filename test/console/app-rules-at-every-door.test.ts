@@ -1,4 +1,4 @@
-// An app's rules (packages/domain/src/apps/rules.ts, checkedApp) at every door that creates or edits
+// An app's rules (packages/3-domain/domain/src/apps/rules.ts, checkedApp) at every door that creates or edits
 // an app: the domain's createApp and editApp called directly (as a seed or a migration would), the
 // console's JSON API (POST /api/apps, PATCH /api/apps/{client_id}), its web UI (the new-app and
 // edit-app forms, and the app page's webhook URL form) and the devplat CLI through that API (apps
@@ -22,8 +22,8 @@ import { createDeveloper } from '@devplat/test/apps';
 import { consoleCall, registerDeveloper, signInToWeb } from '@devplat/test/console-api';
 import { assertProblem } from '@devplat/test/http';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
-import { developerShell } from '../../packages/cli/test/cli.ts';
-import { type AppMembers, type AppRuleSettings, checkedApp } from '../../packages/domain/src/apps/rules.ts';
+import { developerShell } from '../../cli/test/cli.ts';
+import { type AppMembers, type AppRuleSettings, checkedApp } from '../../packages/3-domain/domain/src/apps/rules.ts';
 
 let platform: TestPlatform;
 before(async () => {

@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { runProcess } from '@devplat/test/process';
-import { packCli } from '../../packages/cli/scripts/pack.ts';
-import { version } from '../../packages/cli/src/version.ts';
+import { packCli } from '../../cli/scripts/pack.ts';
+import { version } from '../../cli/src/version.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'devplat-cli-download-'));
 const versioned = `devplat-${version}.tgz`;

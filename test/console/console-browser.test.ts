@@ -15,8 +15,8 @@ import { createPlayers } from '@devplat/test/players';
 import { runProcess } from '@devplat/test/process';
 import { python, skipWithoutAuthlib } from '@devplat/test/python';
 import type { Page } from 'playwright-core';
+import { packCli } from '../../cli/scripts/pack.ts';
 import { buildDocs } from '../../docs/build.ts';
-import { packCli } from '../../packages/cli/scripts/pack.ts';
 
 const rig = useBrowserRig();
 

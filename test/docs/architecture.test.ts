@@ -63,7 +63,7 @@ describe('docs/architecture.md', () => {
     assert.deepEqual(
       refusals.filter((refusal) => !/: (INVALID_INPUT|[A-Z_]+_NOT_FOUND)$/.test(refusal)),
       [],
-      "a rule's refusal belongs to its room in packages/domain",
+      "a rule's refusal belongs to its room in packages/3-domain/domain",
     );
   });
 
@@ -80,6 +80,30 @@ describe('docs/architecture.md', () => {
       'each file of services/auth/src/grants is named in the section',
     );
     assert.match(section, /answered ahead of it by\s+`grants\/app-tokens\.ts`/);
+  });
+
+  test('the libraries stand by floor: each imports only its own floor and those below, never the CLI', () => {
+    const floors = readdirSync(join(root, 'packages')).sort();
+    const floorOf = new Map<string, number>();
+    for (const [level, floor] of floors.entries()) {
+      for (const name of readdirSync(join(root, 'packages', floor))) {
+        const manifest = JSON.parse(readFileSync(join(root, 'packages', floor, name, 'package.json'), 'utf8'));
+        floorOf.set(manifest.name, level);
+      }
+    }
+    assert.deepEqual(floors, ['1-foundation', '2-infrastructure', '3-domain', '4-application']);
+    const upward = repoFiles('packages')
+      .filter((path) => /\/src\/.*\.ts$/.test(path))
+      .flatMap((path) => {
+        const own = floors.indexOf(path.split('/')[1] as string);
+        const imported = [...readFileSync(join(root, path), 'utf8').matchAll(/from '(@devplat\/[\w-]+)/g)];
+        return imported
+          .map((match) => match[1] as string)
+          .filter((name) => !floorOf.has(name) || (floorOf.get(name) as number) > own)
+          .map((name) => `${path} imports ${name}`);
+      });
+    assert.ok(floorOf.size >= 18, `${floorOf.size} libraries found`);
+    assert.deepEqual(upward, [], 'an import runs up a floor, or out of the libraries');
   });
 
   test('every table of the schema has its room in the Domain rooms table', () => {

@@ -306,7 +306,7 @@ describe('the container image', { skip }, () => {
         '--entrypoint',
         'cat',
         tag,
-        `/app/packages/db/node_modules/${schemaEngine.package}/package.json`,
+        `/app/packages/2-infrastructure/db/node_modules/${schemaEngine.package}/package.json`,
       ]),
     ) as { version: string };
     assert.equal(shipped.version, schemaEngine.pinned, 'the image runs migrations on the recorded schema engine');
@@ -316,9 +316,9 @@ describe('the container image', { skip }, () => {
       importers: Record<string, Record<string, Record<string, { version: string }>>>;
       snapshots: Record<string, { dependencies?: Record<string, string> }>;
     };
-    const db = lock.importers['packages/db'];
+    const db = lock.importers['packages/2-infrastructure/db'];
     const prisma = (db?.dependencies?.prisma ?? db?.devDependencies?.prisma)?.version.split('(')[0];
-    assert.equal(prisma, schemaEngine.prisma, 'the Prisma CLI packages/db installs');
+    assert.equal(prisma, schemaEngine.prisma, 'the Prisma CLI packages/2-infrastructure/db installs');
     const engines = lock.snapshots[`@prisma/engines@${prisma}`]?.dependencies?.['@prisma/engines-version'];
     assert.equal(engines, schemaEngine.prismaEngines, `the engines version of Prisma ${prisma}`);
     assert.equal(

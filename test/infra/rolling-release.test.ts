@@ -106,7 +106,7 @@ describe('a rolling release with a migration, and its rollback', { skip: needsSt
       await eventually(() => load.total() > 50, 20_000);
 
       // 1. N+1's migration, applied while N serves: N stays ready and says the schema is newer.
-      const migrate = await runProcess(process.execPath, ['packages/db/scripts/migrate.ts'], {
+      const migrate = await runProcess(process.execPath, ['packages/2-infrastructure/db/scripts/migrate.ts'], {
         cwd: nextRelease,
         env: { ...process.env, DATABASE_URL: topology.database.url as string },
       }).done;

@@ -1,4 +1,4 @@
-// A service's log lines as production writes them (packages/http/src/stdout-lines.ts): gathered for
+// A service's log lines as production writes them (packages/2-infrastructure/http/src/stdout-lines.ts): gathered for
 // at most a window (10 ms) and written together. A quiet service's line shows within it; the
 // SIGTERM drain writes every line of every answered request, its own last line too; a SIGKILL
 // loses at most the lines of the window it cuts. Each against the real auth service at

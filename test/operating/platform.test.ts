@@ -139,13 +139,13 @@ describe('split deployment on PostgreSQL', { skip: realPostgresUrl ? false : 'DA
     const database = await createTestDatabase({ seed: false });
     try {
       // createTestDatabase migrated it already: a second migrate must find nothing to do.
-      const again = spawnSync(process.execPath, ['packages/db/scripts/migrate.ts'], {
+      const again = spawnSync(process.execPath, ['packages/2-infrastructure/db/scripts/migrate.ts'], {
         cwd: repoRoot,
         env: { ...baseEnv, DATABASE_URL: database.url ?? '' },
         encoding: 'utf8',
       });
       assert.equal(again.stdout.trim(), 'database is up to date', again.stderr);
-      const seeded = spawnSync(process.execPath, ['packages/domain/scripts/seed-registry.ts'], {
+      const seeded = spawnSync(process.execPath, ['packages/3-domain/domain/scripts/seed-registry.ts'], {
         cwd: repoRoot,
         env: { ...baseEnv, DATABASE_URL: database.url ?? '' },
         encoding: 'utf8',

@@ -22,7 +22,8 @@ export const testAreas = readdirSync(join(repoRoot, 'test'), { withFileTypes: tr
 
 /** Every test file of the project, and nothing else (the fixtures here end in .fixture.ts). */
 export const defaultPatterns = [
-  'packages/*/test/**/*.test.ts',
+  'packages/*/*/test/**/*.test.ts',
+  'cli/test/**/*.test.ts',
   'services/*/test/**/*.test.ts',
   ...testAreas.map((area) => `test/${area}/**/*.test.ts`),
   'bench/**/*.test.ts',

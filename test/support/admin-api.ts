@@ -1,7 +1,7 @@
 // The operators' admin API as an operator's script meets it: its own process (services/admin/src/
 // serve.ts, as the image's `admin-api` runs it) on a loopback port, an operator tokens file the
 // test writes, and every answer checked against the admin API's OpenAPI document
-// (packages/contract/openapi/admin-api-*.yaml).
+// (packages/1-foundation/contract/openapi/admin-api-*.yaml).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The developer console's JSON API, as a script or the devplat CLI calls it. Every answer is
-// checked against the console API's OpenAPI document (packages/contract/openapi/console-api-*.yaml).
+// checked against the console API's OpenAPI document (packages/1-foundation/contract/openapi/console-api-*.yaml).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ConsoleApiValidator } from '@devplat/contract/openapi';

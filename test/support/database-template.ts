@@ -14,7 +14,7 @@ import { databaseUrlFor, dropDatabase } from '@devplat/topology/database';
 import pg from 'pg';
 
 const templatePrefix = 'devplat_template_';
-const registryLoader = new URL('../../packages/domain/src/registry/store.ts', import.meta.url);
+const registryLoader = new URL('../../packages/3-domain/domain/src/registry/store.ts', import.meta.url);
 
 export interface TemplateNames {
   /** Every template of these contents starts so. */

@@ -92,7 +92,7 @@ await new Promise((resolve) => server.once('listening', resolve));
 // The app's consent webhooks, on this machine: devplat listen forwards them to /webhooks.
 const listen = spawn(
   process.execPath,
-  [join(repoRoot, 'packages/cli/src/main.ts'), 'listen', kept.clientId, '--forward-to', `${origin}/webhooks`],
+  [join(repoRoot, 'cli/src/main.ts'), 'listen', kept.clientId, '--forward-to', `${origin}/webhooks`],
   {
     env: { ...process.env, DEVPLAT_TOKEN: sessionToken, DEVPLAT_CONSOLE_URL: consoleUrl },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,7 +24,10 @@ export async function prepareDatabase(serverUrl: string, database: string): Prom
   }
   const url = databaseUrlFor(serverUrl, database);
   // Not spawnSync: the server may be reached through a proxy in this very process (the soak's).
-  for (const script of ['packages/db/scripts/migrate.ts', 'packages/domain/scripts/seed-registry.ts']) {
+  for (const script of [
+    'packages/2-infrastructure/db/scripts/migrate.ts',
+    'packages/3-domain/domain/scripts/seed-registry.ts',
+  ]) {
     await promisify(execFile)(process.execPath, [script], {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: url },

@@ -27,7 +27,7 @@ interface Kind {
 }
 
 // Each kind is deleted through its owner's operations: the revocations room's and the events room's
-// (packages/domain), which say exactly which rows are finished.
+// (packages/3-domain/domain), which say exactly which rows are finished.
 const kinds: Kind[] = [
   {
     name: 'revoked-tokens',

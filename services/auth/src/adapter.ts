@@ -49,7 +49,7 @@ export const usedMark = () => `${Math.floor(Date.now() / 1000)}.${randomInt(1e9)
 /**
  * How long a code or refresh token found used is looked at again before it counts as a replay. A
  * redemption or rotation answered 503 because Redis failed under it is taken back by its process
- * (packages/kv/src/single-use.ts) as soon as that process reaches Redis again; after a failover the
+ * (packages/2-infrastructure/kv/src/single-use.ts) as soon as that process reaches Redis again; after a failover the
  * client's retry, through another connection or process, can arrive first. Only a code or token
  * used just now (its mark, or a rotation by one step) waits: a replay is refused as before, later.
  */

@@ -1,5 +1,5 @@
 // {console_url}/downloads: the devplat CLI's package, the tarball `npm install -g` takes, as
-// `npm run cli:pack` wrote it into DATA_DIR/cli (packages/cli/scripts/pack.ts; npm start packs it).
+// `npm run cli:pack` wrote it into DATA_DIR/cli (cli/scripts/pack.ts; npm start packs it).
 // Each devplat-<version>.tgz there is served under its own name, and the newest also as
 // devplat.tgz, so that the install steps name one address whatever the version. Sandbox only,
 // like the rest of the console. A rebuilt tarball is served from the next request on: the file is

@@ -58,8 +58,8 @@ const sourceDir = (dir: string) =>
     .join('\n');
 
 /** The names config.ts (or the tracing package, or for the janitor the admin command) reads. */
-const configSource = source('packages/config/src/config.ts');
-const tracingSource = sourceDir('packages/tracing/src');
+const configSource = source('packages/1-foundation/config/src/config.ts');
+const tracingSource = sourceDir('packages/2-infrastructure/tracing/src');
 const adminSource = sourceDir('services/admin/src');
 
 function readByCode(name: string, sources: string[]): boolean {

@@ -1,4 +1,4 @@
-// The admin API's own description, packages/contract/openapi/admin-api-1.0.0.yaml, served as it is
+// The admin API's own description, packages/1-foundation/contract/openapi/admin-api-1.0.0.yaml, served as it is
 // on the admin listener (never on the console's public /docs), to anyone who reaches the listener:
 // it holds no data, and tools fetch it without a token.
 import { readFileSync } from 'node:fs';
