@@ -58,7 +58,7 @@ export interface AuthService {
 }
 
 export function buildAuthService(deps: AuthDependencies): AuthService {
-  // One directory (one cache of apps) for the provider and the grant served ahead of it.
+  // One directory (one cache of apps) for the provider, the grant served ahead of it and the consent screen.
   const apps = appDirectory(deps.prisma, deps.store, deps.metrics);
   const provider = createProvider({ ...deps, apps });
   // Each app's tokens and each secret's last use, for operators (show-app): the token endpoint
@@ -78,6 +78,7 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       prisma: deps.prisma,
       store: deps.store,
       provider,
+      apps,
       logger: deps.logger.child({ part: 'player-client' }),
       metrics: deps.metrics,
     }),

@@ -1,9 +1,10 @@
-// The token endpoint asks for an app on every request. Asking PostgreSQL each time costs more
-// than issuing the token (measured: docs/benchmarks.md), so lookups are kept in this process, tagged with
-// the app's version counter in the shared store. Every change to an app, its secrets or its
-// account bumps the counter after it commits; every lookup reads the counter first and reloads
-// on any difference. A revocation therefore takes effect on the next request in every process,
-// and when the store is unreachable the lookup fails (503) rather than trusting the cache.
+// The token endpoint and the consent screen ask for an app on every request. Asking PostgreSQL
+// each time costs more than issuing the token (measured: docs/benchmarks.md), so lookups are kept
+// in this process, tagged with the app's version counter in the shared store. Every change to an
+// app, its secrets or its account bumps the counter after it commits; every lookup reads the
+// counter first and reloads on any difference. A revocation therefore takes effect on the next
+// request in every process, and when the store is unreachable the lookup fails (503) rather than
+// trusting the cache.
 // Concurrent lookups share their counter reads (groupCommit): one MGET per event-loop turn.
 import { groupCommit, type PrismaClient } from '@devplat/db';
 import type { KeyValueStore } from '@devplat/kv';

@@ -4,10 +4,11 @@
 // redirect URI are known good, a refusal is shown on the screen (ScreenRefusal: a player is never
 // sent to an address the app has not registered); after, it goes back to the app's redirect URI as
 // an OAuth error, one of oidc-provider's own error classes (RFC 6749, section 4.1.2.1).
-import { findUsableApp, type UsableApp } from '@devplat/app-directory';
+import { type AppDirectory, findUsableApp, type UsableApp } from '@devplat/app-directory';
 import { scopes as scopeCatalogue, userScopes } from '@devplat/contract';
 import type { PrismaClient } from '@devplat/db';
 import { onReservedHost } from '@devplat/domain/apps';
+import { DependencyUnavailableError } from '@devplat/errors';
 import { errors } from 'oidc-provider';
 
 /** What arrived, shown on a refusal so the app's developer can compare it with what they registered. */
@@ -28,6 +29,8 @@ export class ScreenRefusal extends Error {
 }
 
 export interface RequestRules {
+  /** The token endpoint's directory of usable apps: a lookup costs a version read, not a query. */
+  apps: AppDirectory;
   prisma: PrismaClient;
   issuer: string;
   /** The platform's cookie hosts: a redirect URI there is refused even if registered. */
@@ -53,6 +56,20 @@ const arrivedOf = ({ clientId, redirectUri, app }: CheckedRequest): Arrived => (
   registered: app?.redirectUris,
 });
 
+/**
+ * The app from the directory; from PostgreSQL, the directory's source, when the store cannot say
+ * whether the directory's copy is current: the screen then goes on to answer the app with
+ * temporarily_unavailable, as the contract has it, where a refusal page would strand the player.
+ */
+async function usableApp({ apps, prisma }: RequestRules, clientId: string): Promise<UsableApp | null> {
+  try {
+    return await apps.find(clientId);
+  } catch (error) {
+    if (!(error instanceof DependencyUnavailableError) || error.dependency !== 'Redis') throw error;
+    return findUsableApp(prisma, clientId);
+  }
+}
+
 /** A parameter with the one value the platform supports: refused as `Refusal` says, naming that value. */
 const onlySupported =
   (name: string, value: string, Refusal: new (description: string) => Error): Check =>
@@ -71,8 +88,8 @@ export const authorizationChecks: [name: string, check: Check][] = [
   ],
   [
     'the app may get tokens',
-    async (request, { prisma }) => {
-      request.app = (await findUsableApp(prisma, request.clientId as string)) ?? undefined;
+    async (request, rules) => {
+      request.app = (await usableApp(rules, request.clientId as string)) ?? undefined;
       if (!request.app) {
         throw new ScreenRefusal('The app is unknown or not available.', { clientId: request.clientId });
       }

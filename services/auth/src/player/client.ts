@@ -1,5 +1,6 @@
 // What every route of the player client shares: its dependencies, the player sessions, the
 // signed-in player's lookup and the paths the routes send each other to.
+import type { AppDirectory } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
 import type { PrismaClient, SandboxPlayer } from '@devplat/db';
 import { findPlayer } from '@devplat/domain/players';
@@ -17,6 +18,8 @@ export interface PlayerClientDependencies {
   prisma: PrismaClient;
   store: KeyValueStore;
   provider: Provider;
+  /** The directory the token endpoint reads apps from, shared with the consent screen. */
+  apps: AppDirectory;
   logger: Logger;
   metrics?: Metrics;
 }

@@ -47,10 +47,10 @@ export interface Consents {
   issuance: Issuance;
 }
 
-export function consentsFor({ config, prisma, store, provider, pairwiseSecret }: PlayerClient): Consents {
+export function consentsFor({ config, prisma, store, provider, apps, pairwiseSecret }: PlayerClient): Consents {
   return {
     requests: authorizationRequests(store),
-    rules: { prisma, issuer: config.baseUrl.href, reservedHosts: cookieHosts(config) },
+    rules: { apps, prisma, issuer: config.baseUrl.href, reservedHosts: cookieHosts(config) },
     issuance: { config, provider, prisma, pairwiseSecret },
   };
 }
