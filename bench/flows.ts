@@ -30,6 +30,10 @@ export interface TokenAnswer {
   refresh_token: string;
 }
 
+/** The three requests of a flow, in order. */
+export const flowSteps = ['consent screen', 'Allow', 'token'] as const;
+export type FlowStep = (typeof flowSteps)[number];
+
 /** A step answered other than as a flow expects: an answer, not a failure to get one. */
 export class FlowRefused extends Error {}
 
@@ -46,8 +50,15 @@ export async function signInAll(target: FlowTarget, players = target.players, pa
   return agents;
 }
 
-/** One flow as a signed-in player: consent screen, Allow, code redemption with PKCE S256. */
-export async function codeFlow(target: FlowTarget, agent: PlayerAgent): Promise<TokenAnswer> {
+/**
+ * One flow as a signed-in player: consent screen, Allow, code redemption with PKCE S256. `lap`, if
+ * given, is told as each of the three answers has been read (an open loop times each request).
+ */
+export async function codeFlow(
+  target: FlowTarget,
+  agent: PlayerAgent,
+  lap: (step: FlowStep) => void = () => {},
+): Promise<TokenAnswer> {
   const verifier = randomBytes(32).toString('base64url');
   const state = randomBytes(16).toString('base64url');
   const query = new URLSearchParams({
@@ -62,6 +73,7 @@ export async function codeFlow(target: FlowTarget, agent: PlayerAgent): Promise<
   const screen = await agent.get(`/oauth/authorize?${query}`);
   const html = await screen.text();
   if (screen.status !== 200) throw new FlowRefused(`consent screen answered ${screen.status}: ${html.slice(0, 300)}`);
+  lap('consent screen');
   const allow = await agent.post('/oauth/authorize', {
     request: formField(html, 'request'),
     csrf: formField(html, 'csrf'),
@@ -72,6 +84,7 @@ export async function codeFlow(target: FlowTarget, agent: PlayerAgent): Promise<
   if (allow.status !== 302 || !location) {
     throw new FlowRefused(`Allow answered ${allow.status}: ${allowed.slice(0, 300)}`);
   }
+  lap('Allow');
   const back = new URL(location);
   const code = back.searchParams.get('code');
   if (!code || back.searchParams.get('state') !== state) throw new FlowRefused(`Allow sent the player to ${location}`);
@@ -87,6 +100,7 @@ export async function codeFlow(target: FlowTarget, agent: PlayerAgent): Promise<
   });
   const body = await redeemed.text();
   if (redeemed.status !== 200) throw new FlowRefused(`the token endpoint answered ${redeemed.status}: ${body}`);
+  lap('token');
   const answer = JSON.parse(body) as TokenAnswer;
   if (!answer.access_token || !answer.refresh_token) throw new FlowRefused(`no tokens in ${body}`);
   return answer;

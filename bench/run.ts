@@ -6,11 +6,16 @@
 //                                                                     the same token and writing the same bytes,
 //                                                                     and a bare hello-world
 //   npm run bench:refresh -- [seconds=6] [connections=10] [rounds=5]  refresh_token grant vs one Redis round trip
-//                                                                     and one signature, and the same plus the
-//                                                                     consent's liveness read (PostgreSQL)
+//                                                                     and one signature, the same plus the
+//                                                                     consent's liveness read (PostgreSQL), and
+//                                                                     oidc-provider alone plus that read (engine)
 //   npm run bench:code  -- [seconds=6] [connections=8] [rounds=5]     authorization-code flows (authorize, Allow,
 //                                                                     token) vs a bare app with the same requests,
-//                                                                     and the same plus the consent's transaction
+//                                                                     the same plus the consent's transaction, and
+//                                                                     oidc-provider alone plus it (engine)
+// token, api, refresh and code then load the platform and its floor (bare signing route, bare
+// /cities route, engine) open loop at half the platform's closed-loop throughput (open-loop.ts)
+// and print each one's p99 at that rate.
 //   npm run bench:topology -- [seconds=6] [connections=10] [rounds=5] tokens and /cities through nginx vs direct
 //   npm run bench:revoke -- [seconds=6] [connections=10] [rounds=5]   RFC 7009 revocations of app tokens
 //   npm run bench:scale -- [seconds=6] [connections=10] [rounds=5]    api at 1, 2 and 4 replicas (/cities, /me),
@@ -31,8 +36,10 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { PlayerAgent } from '@devplat/test/connected-apps';
 import autocannon from 'autocannon';
-import { codeFlow, FlowRefused, type FlowTarget, signInAll } from './flows.ts';
+import { codeFlow, FlowRefused, type FlowTarget, flowSteps, signInAll } from './flows.ts';
+import { comparedAt, type Lap, ms, openLoop, p99Of, sendOnce } from './open-loop.ts';
 import { benchRedis } from './redis.ts';
 import type { Target } from './servers.ts';
 import {
@@ -322,8 +329,11 @@ async function flowRound(target: FlowTarget, agents: Awaited<ReturnType<typeof s
   return round;
 }
 
+/** A row of flows, with its players signed in. */
+type FlowsMeasured = Measured & { target: FlowTarget; agents: PlayerAgent[] };
+
 /** As measure, for flows: every target's players signed in first, then a warm-up and the rounds. */
-async function measureFlows(targets: Record<string, FlowTarget>): Promise<Measured[]> {
+async function measureFlows(targets: Record<string, FlowTarget>): Promise<FlowsMeasured[]> {
   const measured = await Promise.all(
     Object.entries(targets).map(async ([name, target]) => ({
       name,
@@ -374,14 +384,114 @@ function ratio(part: Measured, whole: Measured): string {
   return `${percent(mean(part), mean(whole))} (rounds: ${spread})`;
 }
 
-/** The rows of a suite measured as bare, then essential where it ran, then the platform. */
-function floorRows(measured: Measured[]) {
+/** The rows of a suite measured as bare, then essential and engine where they ran, then the platform. */
+function floorRows<M extends Measured>(measured: M[]) {
   const byName = (name: string) => measured.find((m) => m.name === name);
   return {
-    bareRow: byName('bare') as Measured,
+    bareRow: byName('bare') as M,
     essentialRow: byName('essential'),
-    platformRow: byName('platform') as Measured,
+    engineRow: byName('engine'),
+    platformRow: byName('platform') as M,
   };
+}
+
+/**
+ * Latency at an offered load (open-loop.ts): the platform's row and its floor in turn, `rounds`
+ * rounds of `seconds` each, started at half the platform's closed-loop throughput. Every round
+ * printed, then the p99 over all rounds of each step (a flow's requests) and of the whole operation,
+ * the platform's against the floor's at the same rate.
+ */
+async function openLoopLines<M extends Measured>(
+  platform: M,
+  floor: M,
+  operationOf: (m: M) => (lap: Lap) => Promise<void> = (m) => requestOperation(m.target as Target),
+  steps: readonly string[] = [],
+): Promise<string> {
+  const rate = Math.max(1, Math.round(mean(platform) / 2));
+  const rows = [platform, floor];
+  const pooled = rows.map(() => ({}) as Record<string, number[]>);
+  const failed = rows.map(() => 0);
+  const lines: string[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const each: string[] = [];
+    for (const [i, m] of rows.entries()) {
+      await freshBearer(m.target as Target);
+      const result = await openLoop(rate, seconds, operationOf(m));
+      const into = pooled[i] as Record<string, number[]>;
+      for (const [step, values] of Object.entries(result.latencies)) into[step] = (into[step] ?? []).concat(values);
+      failed[i] = (failed[i] as number) + result.failed;
+      if (result.firstFailure) reportOnce(`open loop ${m.name}`, result.firstFailure);
+      each.push(
+        `${m.name} p99 ${ms(p99Of(result.latencies.whole))} (${result.failed} of ${result.due} failed; ` +
+          `the generator at worst ${ms(result.worstLateness)} late)`,
+      );
+    }
+    lines.push(`open loop round ${round + 1} at ${rate}/s: ${each.join(', ')}\n`);
+  }
+  const compared = (step: string, what: string) =>
+    `${comparedAt(
+      `${rate}/s${what}`,
+      { name: platform.name, latencies: pooled[0]?.[step] ?? [], failed: failed[0] as number },
+      { name: floor.name, latencies: pooled[1]?.[step] ?? [], failed: failed[1] as number },
+    )}\n`;
+  return [
+    ...lines,
+    ...steps.map((step) => compared(step, `, ${step}`)),
+    compared('whole', steps.length ? ', whole flow' : ''),
+  ].join('');
+}
+
+/**
+ * A target's request as an open loop sends it: a refresh presents a token from the target's pool
+ * (shared with its closed-loop load) and puts back the one it is answered with.
+ */
+function requestOperation(target: Target): () => Promise<void> {
+  const { method, headers, body } = target;
+  return async () => {
+    const pool = target.refreshTokens;
+    if (!pool) return void (await sendOnce(target.url, { method, headers, body }));
+    const token = pool.shift();
+    if (token === undefined) throw new Error('the pool of refresh tokens ran out');
+    const answer = await sendOnce(target.url, {
+      method,
+      headers,
+      body: `grant_type=refresh_token&refresh_token=${token}`,
+    });
+    pool.push((JSON.parse(answer) as { refresh_token: string }).refresh_token);
+  };
+}
+
+/** A row's flows as an open loop starts them: each flow as the next of its signed-in players, timed request by request. */
+function flowOperation(m: FlowsMeasured): (lap: Lap) => Promise<void> {
+  let next = 0;
+  return async (lap) => {
+    await codeFlow(m.target, m.agents[next++ % m.agents.length] as PlayerAgent, lap);
+  };
+}
+
+/**
+ * Families of refresh tokens beyond the closed loop's, for the open loop's requests in flight: at
+ * half the platform's throughput a few, after a stall of the machine as many as it held back.
+ */
+const openLoopFamilies = 200;
+
+/** Redis round trips and PostgreSQL statements (or transactions, without pg_stat_statements) per operation of each row. */
+function roundTripLine(operation: string, measured: Measured[], idle: Spent | null): string {
+  const statements = meter.statementsFrom.startsWith('statements');
+  const each = measured.map((m) => {
+    const cost = rowCost(m, idle);
+    const postgres = statements ? cost.statements : cost.transactions;
+    return (
+      `${m.name} Redis ${cost.redisRoundTrips.toFixed(2)} (${cost.redisCommands.toFixed(2)} commands), ` +
+      `PostgreSQL ${postgres.toFixed(2)}`
+    );
+  });
+  // Redis counts the reads it made of its clients' sockets: the commands that concurrent requests
+  // sent together arrive in one. Both servers count what other processes on them did meanwhile.
+  return (
+    `round trips per ${operation} (Redis: socket reads; PostgreSQL: ${statements ? 'statements' : 'transactions'}): ` +
+    `${each.join('; ')}\n`
+  );
 }
 
 // The servers inherit this process's environment, BENCH_REDIS's settings included.
@@ -492,9 +602,11 @@ try {
       ...(compareWarn && { 'at warn': await start('token', undefined, warn) }),
     });
     const [bare, platform, quiet] = measured as [Measured, Measured, Measured | undefined];
+    // Client credentials is served ahead of the provider by design: its floor is the bare signing route.
+    const openLoopAtHalf = await openLoopLines(platform, bare);
     process.stdout.write(
       `client_credentials token issuance, ${header}\n${settingsLines(measured)}${roundLines(measured)}` +
-        `${measured.map((m) => line(m)).join('\n')}\n` +
+        `${measured.map((m) => line(m)).join('\n')}\n${openLoopAtHalf}` +
         `platform / bare: ${ratio(platform, bare)} (target: at least 60%)\n` +
         (quiet ? `platform (info) / the same at warn: ${ratio(platform, quiet)} (target: at least 95%)\n` : ''),
     );
@@ -513,59 +625,84 @@ try {
     });
     const [bare, verified, cities, me, quietCities] = measured as Measured[];
     const p99 = (m: Measured) => `${median(m.rounds.map((round) => round.p99))} ms`;
+    const openLoopAtHalf = await openLoopLines(cities as Measured, verified as Measured);
     process.stdout.write(
       `resource API, ${header}\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        openLoopAtHalf +
         `/cities / bare (same token verified, same bytes written): ${ratio(cities as Measured, verified as Measured)} (target: at least 70%)\n` +
         `/cities / hello: ${ratio(cities as Measured, bare as Measured)}; ` +
-        `p99 /cities ${p99(cities as Measured)} (target: under 10 ms), /me ${p99(me as Measured)}\n` +
+        `p99 /cities ${p99(cities as Measured)}, /me ${p99(me as Measured)} (closed loop)\n` +
         (quietCities
           ? `/cities (info) / the same at warn: ${ratio(cities as Measured, quietCities)} (target: at least 95%)\n`
           : ''),
     );
   } else if (suite === 'refresh') {
-    // Each round may drop one token per connection (the answers in flight when it ends).
-    const families = connections * (rounds + 3);
+    // Each closed-loop round may drop one token per connection (the answers in flight when it
+    // ends); the open loop needs a token for each request in flight, however many a stall piles up.
+    const families = connections * (rounds + 3) + openLoopFamilies;
     const platform = (await start('refresh', families)) as unknown as Target & {
       shape: unknown;
       essential?: { databaseUrl: string | null };
     };
-    const bare = await start('refresh-bare', { families, shape: platform.shape });
-    // The essential floor reads the platform's own consents: it needs its PostgreSQL.
-    const essential = platform.essential?.databaseUrl
-      ? await start('refresh-essential', { families, shape: platform.shape, essential: platform.essential })
-      : undefined;
-    const measured = (await measure({ bare, ...(essential && { essential }), platform })) as Measured[];
-    const { bareRow, essentialRow, platformRow } = floorRows(measured);
+    const floor = { families, shape: platform.shape, essential: platform.essential };
+    const bare = await start('refresh-bare', floor);
+    // The essential and engine floors read the platform's own consents: they need its PostgreSQL.
+    const onPostgres = Boolean(platform.essential?.databaseUrl);
+    const essential = onPostgres ? await start('refresh-essential', floor) : undefined;
+    const engine = onPostgres && process.env.REDIS_URL ? await start('refresh-engine', floor) : undefined;
+    const idle = await idleRate(started[0] as Server);
+    const measured = (await measure({
+      bare,
+      ...(essential && { essential }),
+      ...(engine && { engine }),
+      platform,
+    })) as Measured[];
+    const { bareRow, essentialRow, engineRow, platformRow } = floorRows(measured);
+    const openLoopAtHalf = await openLoopLines(platformRow, engineRow ?? essentialRow ?? bareRow);
     process.stdout.write(
       `refresh_token grant, ${families} token families each, ${header}\n${settingsLines(measured)}${roundLines(measured)}` +
-        `${measured.map((m) => line(m)).join('\n')}\n` +
+        `${measured.map((m) => line(m)).join('\n')}\n${costLines(measured, idle)}${roundTripLine('refresh', measured, idle)}` +
+        openLoopAtHalf +
         (essentialRow
-          ? `platform / essential (bare + the consent's liveness read): ${ratio(platformRow, essentialRow)} (target: at least 50%)\n`
+          ? `platform / essential (bare + the consent's liveness read): ${ratio(platformRow, essentialRow)}\n`
           : "no essential floor: it reads the platform's PostgreSQL (DATABASE_URL)\n") +
-        `platform / bare (one Redis round trip and a signature): ${ratio(platformRow, bareRow)}\n`,
+        `platform / bare (one Redis round trip and a signature): ${ratio(platformRow, bareRow)}\n` +
+        (engineRow
+          ? `engine: oidc-provider alone on the minimal adapter + the liveness read\n` +
+            `platform / engine: ${ratio(platformRow, engineRow)} (target: at least 75%)\n`
+          : 'no engine floor: it needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)\n'),
     );
   } else if (suite === 'code') {
     const platform = (await start('code', connections)) as unknown as FlowTarget & {
       shape: unknown;
       essential?: { databaseUrl: string | null };
     };
-    const floor = { players: connections, shape: platform.shape };
+    const floor = { players: connections, shape: platform.shape, essential: platform.essential };
     const bare = (await start('code-bare', floor)) as unknown as FlowTarget;
-    const essential = platform.essential?.databaseUrl
-      ? ((await start('code-essential', { ...floor, essential: platform.essential })) as unknown as FlowTarget)
-      : undefined;
-    const measured = await measureFlows({ bare, ...(essential && { essential }), platform });
-    const { bareRow, essentialRow, platformRow } = floorRows(measured);
+    const onPostgres = Boolean(platform.essential?.databaseUrl);
+    const essential = onPostgres ? ((await start('code-essential', floor)) as unknown as FlowTarget) : undefined;
+    const engine =
+      onPostgres && process.env.REDIS_URL ? ((await start('code-engine', floor)) as unknown as FlowTarget) : undefined;
+    const idle = await idleRate(started[0] as Server);
+    const measured = await measureFlows({ bare, ...(essential && { essential }), ...(engine && { engine }), platform });
+    const { bareRow, essentialRow, engineRow, platformRow } = floorRows(measured);
+    const floorRow = engineRow ?? essentialRow ?? bareRow;
+    const openLoopAtHalf = await openLoopLines(platformRow, floorRow, flowOperation, flowSteps);
     const p99 = median(platformRow.rounds.map((round) => round.p99));
     process.stdout.write(
       `authorization-code flows (consent screen, Allow, token; PKCE S256; signed-in players), ` +
         `flows/s, ${connections} players each running flows back to back, ${rounds} alternating rounds of ` +
         `${seconds} s each, after a ${warmUp} s warm-up\n${settingsLines(measured)}${roundLines(measured)}${measured.map((m) => line(m)).join('\n')}\n` +
+        `${costLines(measured, idle)}${roundTripLine('code flow of three requests', measured, idle)}` +
+        openLoopAtHalf +
         (essentialRow
-          ? `platform / essential (bare + the consent's transaction): ${ratio(platformRow, essentialRow)} (target: at least 50%)\n`
+          ? `platform / essential (bare + the consent's transaction): ${ratio(platformRow, essentialRow)}\n`
           : "no essential floor: it writes to the platform's PostgreSQL (DATABASE_URL)\n") +
-        `platform / bare (a Redis round trip per request): ${ratio(platformRow, bareRow)}; ` +
-        `p99 ${p99} ms (target: under 50 ms)\n`,
+        `platform / bare (a Redis round trip per request): ${ratio(platformRow, bareRow)}; p99 ${p99} ms (closed loop)\n` +
+        (engineRow
+          ? `engine: oidc-provider alone on the minimal adapter + the consent's transaction\n` +
+            `platform / engine: ${ratio(platformRow, engineRow)} (target: at least 75%)\n`
+          : 'no engine floor: it needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)\n'),
     );
   } else if (suite === 'console') {
     const app = await start('console');

@@ -8,24 +8,25 @@
 //   node bench/servers.ts refresh <n>   the token endpoint's refresh_token grant, n token families minted
 //   node bench/servers.ts refresh-bare <json>   a bare route: one Redis round trip and one signature
 //   node bench/servers.ts refresh-essential <json>   the bare route plus the consent's liveness read
+//   node bench/servers.ts refresh-engine <json>   oidc-provider alone (engine-floor.ts) plus the liveness read
 //   node bench/servers.ts code <n>   the player client and token endpoint, n players
 //   node bench/servers.ts code-bare <json>   a bare app answering the flow's three requests
 //   node bench/servers.ts code-essential <json>   the bare app plus the consent's transaction on Allow
+//   node bench/servers.ts code-engine <json>   the essential app's screen, oidc-provider's code and token endpoint
 //   node bench/servers.ts console   the console API's app read and request log, a signed-in developer
 //   node bench/servers.ts scale-topology <json>   auth and api replicas under CPU limits behind the gateway
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { generateSigningKey, loadConfig } from '@devplat/config';
-import { groupCommit, openDatabase } from '@devplat/db';
+import { type Config, generateSigningKey, loadConfig } from '@devplat/config';
+import { groupCommit, openDatabase, type Query } from '@devplat/db';
 import { registerAccount } from '@devplat/domain/accounts';
 import { createApp } from '@devplat/domain/apps';
 import { activeConsentIdsOfGrants, activeConsentsWithApp, grantConsent } from '@devplat/domain/consents';
 import { findPlayerByUsername } from '@devplat/domain/players';
 import { listen, readForm } from '@devplat/http';
+import { type RedisClient, redisClientOf, redisStore } from '@devplat/kv';
 import { startPlatform } from '@devplat/platform';
 import { consoleCall, registerDeveloper } from '@devplat/test/console-api';
 import { createTestDatabase } from '@devplat/test/database';
@@ -35,6 +36,7 @@ import { consentOverHttp, createPlayer, createPlayers } from '@devplat/test/play
 import { freePort } from '@devplat/test/process';
 import { replicaBase, startTestTopology } from '@devplat/test/topology';
 import type { Replica } from '@devplat/topology';
+import { Redis } from 'ioredis';
 import {
   decodeJwt,
   decodeProtectedHeader,
@@ -46,6 +48,8 @@ import {
   SignJWT,
 } from 'jose';
 import Koa from 'koa';
+import { issueCode } from '../services/auth/src/player/authorize.ts';
+import { engineProvider } from './engine-floor.ts';
 import { codeFlow, type FlowTarget, signInAll, type TokenAnswer } from './flows.ts';
 
 export interface Target {
@@ -82,6 +86,8 @@ export interface Target {
 }
 
 const tokenForm = 'grant_type=client_credentials';
+/** What a floor's process clears before it exits (the keys its store wrote). */
+const beforeExit: (() => Promise<void>)[] = [];
 const formHeaders = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** The Redis the servers run on, as the benchmark's header names it. */
@@ -394,13 +400,7 @@ async function scaleTopology(): Promise<Record<string, Target>> {
   const { app, clientSecret } = await benchApp(prisma, account.id, userScope.split(' '), [consentRedirectUri]);
   const players = await createPlayers(prisma, account.id, 8, 'Bench Player');
   const flows = consentFlows(running.playerClient, running.base, { app, clientSecret }, players, backend, settings);
-  const agents = await signInAll(flows);
-  const answers: TokenAnswer[] = [];
-  await Promise.all(
-    agents.map(async (agent, i) => {
-      for (let n = i; n <= shape.families; n += agents.length) answers.push(await codeFlow(flows, agent));
-    }),
-  );
+  const answers = await mintFamilies(flows, shape.families + 1);
   const headers = { ...formHeaders, authorization: flows.authorization };
   const tokenAnswer = await fetch(flows.tokenUrl, { method: 'POST', headers, body: tokenForm });
   const appToken = ((await tokenAnswer.json()) as { access_token: string }).access_token;
@@ -487,50 +487,64 @@ async function verify(): Promise<Target> {
     ctx.body = bytes;
   });
   const server = await listen(app.callback(), '127.0.0.1', 0);
-  return { method: 'GET', url: `${server.origin}/cities?limit=100`, headers: cities.headers, backend: 'none' };
+  // A fresh token before each round, as /cities gets (run.ts): a run outlasts the first one's 300 s.
+  return {
+    method: 'GET',
+    url: `${server.origin}/cities?limit=100`,
+    headers: cities.headers,
+    bearer: cities.bearer,
+    backend: 'none',
+  };
 }
 
-/** What the bare routes need of a store: a write, and a key consumed and another written in one round trip. */
+/** What the bare routes need of a store: a write, a key taken, and a key consumed and another written in one round trip. */
 interface BareStore {
   put(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Deletes `from` and stores its value at `to`, atomically; resolves with the value, null if there was none. */
   move(from: string, to: string, ttlSeconds: number): Promise<string | null>;
+  /** Deletes a key and resolves with its value (GETDEL), null if there was none. */
+  take(key: string): Promise<string | null>;
   backend: string;
-}
-
-interface KvModule {
-  redisStore(url: string, options: { prefix: string; timeoutMs: number }): { ready(): Promise<void> };
-  redisClientOf(store: unknown): {
-    defineCommand(name: string, definition: { numberOfKeys: number; lua: string }): void;
-  } | null;
+  /** The ioredis client, with the store's prefix; null in memory. */
+  redis: RedisClient | null;
 }
 
 /**
  * Redis through the platform's own client (ioredis as @devplat/kv configures it), on REDIS_URL;
- * a map in memory without it, as the platform's store then is. @devplat/kv is reached through
- * @devplat/test, whose dependency it is: the bench package cannot gain one without a new lockfile.
+ * a map in memory without it, as the platform's store then is.
  */
 async function bareStore(): Promise<BareStore> {
   const url = process.env.REDIS_URL;
   if (!url) {
     const values = new Map<string, string>();
+    const take = async (key: string) => {
+      const value = values.get(key) ?? null;
+      values.delete(key);
+      return value;
+    };
     return {
       put: async (key, value) => void values.set(key, value),
       move: async (from, to) => {
-        const value = values.get(from) ?? null;
-        values.delete(from);
+        const value = await take(from);
         if (value !== null) values.set(to, value);
         return value;
       },
+      take,
       backend: 'memory',
+      redis: null,
     };
   }
-  const kvPath = createRequire(import.meta.resolve('@devplat/test/env')).resolve('@devplat/kv');
-  const kv = (await import(pathToFileURL(kvPath).href)) as KvModule;
-  const store = kv.redisStore(url, { prefix: `bench-bare:${randomUUID()}:`, timeoutMs: 2_000 });
+  const prefix = `bench-bare:${randomUUID()}:`;
+  const store = redisStore(url, { prefix, timeoutMs: 2_000 });
   await store.ready();
-  const redis = kv.redisClientOf(store) as NonNullable<ReturnType<KvModule['redisClientOf']>> & {
-    set(key: string, value: string, ex: 'EX', seconds: number): Promise<unknown>;
+  // Tokens rotated by the engine floor stay for the refresh token's 30 days: none is left behind.
+  beforeExit.push(async () => {
+    const unprefixed = new Redis(url);
+    for await (const keys of unprefixed.scanStream({ match: `${prefix}*`, count: 1_000 }))
+      if ((keys as string[]).length) await unprefixed.unlink(...(keys as string[]));
+    unprefixed.disconnect();
+  });
+  const redis = redisClientOf(store) as RedisClient & {
     move(from: string, to: string, seconds: number): Promise<string | null>;
   };
   redis.defineCommand('move', {
@@ -540,7 +554,9 @@ async function bareStore(): Promise<BareStore> {
   return {
     put: async (key, value, ttl) => void (await redis.set(key, value, 'EX', ttl)),
     move: (from, to, ttl) => redis.move(from, to, ttl),
+    take: (key) => redis.getdel(key),
     backend: 'Redis',
+    redis,
   };
 }
 
@@ -658,43 +674,54 @@ function platformDatabase({ databaseUrl }: EssentialDatabase) {
  * code redeemed). One more family is refreshed once, for the shape of a refreshed access token.
  */
 async function refresh(): Promise<
-  Target & { shape: TokenShape; essential: EssentialDatabase & { grantIds: string[] } }
+  Target & { shape: TokenShape; essential: EssentialDatabase & { grantIds: string[]; playerIds: string[] } }
 > {
   const families = argument(100);
   const { target: flows, prisma, app, databaseUrl } = await consentPlatform(Math.min(families, 16));
-  const agents = await signInAll(flows);
-  const answers: TokenAnswer[] = [];
-  await Promise.all(
-    agents.map(async (agent, i) => {
-      for (let n = i; n <= families; n += agents.length) answers.push(await codeFlow(flows, agent));
-    }),
-  );
-  const headers = { ...formHeaders, authorization: flows.authorization };
+  const answers = await mintFamilies(flows, families + 1);
   const last = answers.pop() as TokenAnswer;
   const refreshed = await fetch(flows.tokenUrl, {
     method: 'POST',
-    headers,
+    headers: { ...formHeaders, authorization: flows.authorization },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: last.refresh_token }),
   });
   const answer = (await refreshed.json()) as TokenAnswer;
   if (refreshed.status !== 200) throw new Error(`refresh answered ${refreshed.status}: ${JSON.stringify(answer)}`);
   return {
-    method: 'POST',
-    url: flows.tokenUrl,
-    headers,
-    body: 'grant_type=refresh_token',
-    backend: flows.backend,
-    settings: flows.settings,
-    refreshTokens: [...answers.map((each) => each.refresh_token), answer.refresh_token],
+    ...refreshTarget(flows, [...answers, answer]),
     shape: shapeOf(answer.access_token),
     essential: {
       databaseUrl,
       appId: app.id,
       clientId: app.clientId,
       grantIds: await liveGrantIds(prisma, app.clientId, flows.players),
+      playerIds: await playerIdsOf(prisma, flows.players),
     },
   };
 }
+
+/** `count` refresh tokens, each of a grant of its own: a code flow each, the players' flows side by side. */
+async function mintFamilies(flows: FlowTarget, count: number): Promise<TokenAnswer[]> {
+  const agents = await signInAll(flows);
+  const answers: TokenAnswer[] = [];
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let n = i; n < count; n += agents.length) answers.push(await codeFlow(flows, agent));
+    }),
+  );
+  return answers;
+}
+
+/** The refresh_token grant at a flow target's token endpoint, each request presenting one of these families' tokens. */
+const refreshTarget = (flows: FlowTarget, families: TokenAnswer[]): Target => ({
+  method: 'POST',
+  url: flows.tokenUrl,
+  headers: { ...formHeaders, authorization: flows.authorization },
+  body: 'grant_type=refresh_token',
+  backend: flows.backend,
+  settings: flows.settings,
+  refreshTokens: families.map((each) => each.refresh_token),
+});
 
 /**
  * The bare refresh: parses the same form, consumes the presented token's key and writes the next
@@ -719,13 +746,19 @@ async function refreshEssential(): Promise<Target> {
     essential: EssentialDatabase & { grantIds: string[] };
   }>({} as never);
   const { query } = await platformDatabase(essential);
-  const consentOf = groupCommit((grantIds: string[]) => activeConsentIdsOfGrants(query, grantIds), {
+  return refreshRoute(families, shape, { grantIds: essential.grantIds, consentOf: livenessRead(query) });
+}
+
+/**
+ * The consent's liveness read of a refresh: the platform's statement (activeConsentIdsOfGrants),
+ * shared by the reads that arrive together as the platform shares it (groupCommit).
+ */
+const livenessRead = (query: Query) =>
+  groupCommit((grantIds: string[]) => activeConsentIdsOfGrants(query, grantIds), {
     maxBatch: 100,
     timeoutMs: query.timeoutMs,
     dependency: 'PostgreSQL',
   });
-  return refreshRoute(families, shape, { grantIds: essential.grantIds, consentOf });
-}
 
 /** The refresh route of both floors; with `liveness`, each refresh reads its grant's consent too. */
 async function refreshRoute(
@@ -798,7 +831,15 @@ async function code(): Promise<
  */
 async function codeBare(): Promise<FlowTarget> {
   const { players, shape } = argument<{ players: number; shape: TokenShape }>({} as never);
-  return codeApp(players, shape, null);
+  const store = await bareStore();
+  return codeApp(players, store, await floorIssuer(store, shape, null));
+}
+
+/** What the essential and engine floors of the code flow are given: the platform's players, app and token shape. */
+interface CodeFloor {
+  players: number;
+  shape: TokenShape;
+  essential: EssentialDatabase & { playerIds: string[] };
 }
 
 /**
@@ -807,33 +848,161 @@ async function codeBare(): Promise<FlowTarget> {
  * Prisma on the platform's database with production's pool, for the platform's app and players.
  */
 async function codeEssential(): Promise<FlowTarget> {
-  const { players, shape, essential } = argument<{
-    players: number;
-    shape: TokenShape;
-    essential: EssentialDatabase & { playerIds: string[] };
-  }>({} as never);
+  const { players, shape, essential } = argument<CodeFloor>({} as never);
   const { prisma } = await platformDatabase(essential);
   const app = { id: essential.appId, clientId: essential.clientId };
   const pairwiseSecret = randomBytes(32).toString('base64url');
-  let next = 0;
+  const player = inTurn(essential.playerIds);
   const consent = async (scope: string) => {
-    const playerId = essential.playerIds[next++ % essential.playerIds.length] as string;
     const grantId = randomBytes(16).toString('base64url');
-    await grantConsent(prisma, pairwiseSecret, { app, playerId, grantId, scopes: scope.split(' ') });
+    await grantConsent(prisma, pairwiseSecret, { app, playerId: player(), grantId, scopes: scope.split(' ') });
   };
-  return codeApp(players, shape, consent);
+  const store = await bareStore();
+  return codeApp(players, store, await floorIssuer(store, shape, consent));
 }
 
-/** The app of both floors; with `consent`, Allow writes the consent's transaction too. */
-async function codeApp(
-  players: number,
+/**
+ * The engine floor of the code flow: the essential floor's consent screen; on Allow the grant and
+ * the code made with the engine's own models and the consent's transaction between them, by the
+ * platform's own Allow (issueCode); the code redeemed at the engine's token endpoint
+ * (engine-floor.ts: oidc-provider as the platform configures it, on a minimal Redis adapter).
+ */
+async function codeEngine(): Promise<FlowTarget> {
+  return engineFlows(argument<CodeFloor>({} as never));
+}
+
+/**
+ * The engine floor of the refresh_token grant: the code flow's engine, whose own flows mint the
+ * families before the load (each grant's consent in the platform's PostgreSQL, as Allow writes
+ * it), refreshed at its token endpoint with the consent's liveness read inside the rotation.
+ */
+async function refreshEngine(): Promise<Target> {
+  const { families, ...floor } = argument<Omit<CodeFloor, 'players'> & { families: number }>({} as never);
+  const flows = await engineFlows({ ...floor, players: Math.min(families, 16) });
+  return refreshTarget(flows, await mintFamilies(flows, families));
+}
+
+/** The engine's flow app: the floors' sign-in and consent screen, the engine's codes and token endpoint. */
+async function engineFlows({ players, shape, essential }: CodeFloor): Promise<FlowTarget> {
+  const store = await bareStore();
+  if (!store.redis) throw new Error('the engine floor needs Redis (REDIS_URL)');
+  const { prisma, query } = await platformDatabase(essential);
+  const client = { clientId: essential.clientId, clientSecret: randomBytes(32).toString('base64url') };
+  const issuer = 'http://127.0.0.1/developer/v1';
+  // The platform's own claims' values, so that the engine signs tokens of the same size.
+  const { env, csid, cns } = shape.payload;
+  const provider = engineProvider(store.redis, {
+    issuer,
+    client: { ...client, redirectUri: consentRedirectUri },
+    claims: { env, csid, cns },
+    consentOf: livenessRead(query),
+  });
+  const issuance = {
+    config: { baseUrl: new URL(issuer) } as Config,
+    provider,
+    prisma,
+    pairwiseSecret: randomBytes(32).toString('base64url'),
+  };
+  const app = { id: essential.appId, clientId: essential.clientId } as Parameters<typeof issueCode>[2];
+  const player = inTurn(essential.playerIds);
+  const answer = provider.callback();
+  const flows = await codeApp(players, store, {
+    clientId: client.clientId,
+    authorization: basicAuth(client.clientId, client.clientSecret),
+    backend: `postgresql + ${store.backend}`,
+    async allow(requestId, session) {
+      const saved = await store.take(`authz:${requestId}`);
+      const request = saved ? (JSON.parse(saved) as SavedRequest) : null;
+      if (!request || request.session !== session) return null;
+      const { redirectUri, state, scope, challenge: codeChallenge } = request;
+      const asked = { id: requestId, clientId: client.clientId, redirectUri, state, scopes: scope.split(' ') };
+      // The platform's Allow: the grant, the consent's transaction, then the code (expiresAt is the screen's, unread).
+      const code = await issueCode(issuance, { ...asked, codeChallenge, expiresAt: Date.now() }, app, player());
+      return { code, request };
+    },
+    token: (ctx) => {
+      ctx.respond = false;
+      return answer(ctx.req, ctx.res);
+    },
+  });
+  return { ...flows, settings: 'oidc-provider alone on Koa: no request line, metrics, request log or usage' };
+}
+
+/** Each call the next value, from the first again once all were given. */
+function inTurn<T>(values: T[]): () => T {
+  let next = 0;
+  return () => values[next++ % values.length] as T;
+}
+
+/** A request the consent screen saved, as Allow takes it back. */
+interface SavedRequest {
+  redirectUri: string;
+  state?: string;
+  scope: string;
+  challenge: string;
+  /** The session it was shown to. */
+  session: string;
+}
+
+/**
+ * Who makes and redeems the codes of a flow app: the floors' own routes or the engine. `allow` takes
+ * the request its session answered and makes its code (null when the request is gone or another
+ * session's); `token` answers the token endpoint.
+ */
+interface CodeIssuer {
+  clientId: string;
+  authorization: string;
+  backend: string;
+  allow(requestId: string, session: string): Promise<{ code: string; request: SavedRequest } | null>;
+  token: Koa.Middleware;
+}
+
+/**
+ * The bare and essential floors' codes: Allow moves the request to its code in one script (then,
+ * with `consent`, writes the consent's transaction too); the token endpoint moves the code to a
+ * refresh token in one script, checks redirect_uri and the PKCE verifier, and signs.
+ */
+async function floorIssuer(
+  store: BareStore,
   shape: TokenShape,
   consent: ((scope: string) => Promise<void>) | null,
-): Promise<FlowTarget> {
-  const store = await bareStore();
+): Promise<CodeIssuer> {
   const sign = await signerLike(shape);
-  const clientId = 'svc_bench';
   const authorization = 'Basic eDp5';
+  return {
+    clientId: 'svc_bench',
+    authorization,
+    backend: consent ? `postgresql + ${store.backend}` : store.backend,
+    async allow(requestId, session) {
+      const code = randomBytes(32).toString('base64url');
+      const saved = await store.move(`authz:${requestId}`, `code:${code}`, 60);
+      const request = saved ? (JSON.parse(saved) as SavedRequest) : null;
+      if (!request || request.session !== session) return null;
+      await consent?.(request.scope);
+      return { code, request };
+    },
+    async token(ctx) {
+      const form = await readForm(ctx);
+      if (ctx.get('Authorization') !== authorization || form.grant_type !== 'authorization_code') ctx.throw(400);
+      const refreshToken = randomBytes(32).toString('base64url');
+      const saved = await store.move(`code:${form.code}`, `rt:${refreshToken}`, 30 * 24 * 3600);
+      const request = saved ? (JSON.parse(saved) as SavedRequest) : null;
+      const challenge = createHash('sha256')
+        .update(form.code_verifier ?? '')
+        .digest('base64url');
+      if (!request || request.redirectUri !== form.redirect_uri || request.challenge !== challenge) {
+        ctx.status = 400;
+        ctx.body = { error: 'invalid_grant' };
+        return;
+      }
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await tokenAnswer(sign, refreshToken, request.scope);
+    },
+  };
+}
+
+/** The flow app of every floor: sign-in and the consent screen in memory, the codes by `issuer`. */
+async function codeApp(players: number, store: BareStore, issuer: CodeIssuer): Promise<FlowTarget> {
   const sessions = new Map<string, { csrf: string }>();
   const session = (ctx: Koa.Context) => {
     const id = ctx.cookies.get('player_session');
@@ -841,7 +1010,7 @@ async function codeApp(
   };
   const field = (name: string, value: string) => `<input type="hidden" name="${name}" value="${value}">`;
   const app = new Koa();
-  app.use(async (ctx) => {
+  app.use(async (ctx, next) => {
     const route = `${ctx.method} ${ctx.path}`;
     if (route === 'GET /signin') {
       ctx.type = 'html';
@@ -856,7 +1025,7 @@ async function codeApp(
       if (!current?.csrf) return ctx.redirect('/signin');
       const q = ctx.query as Record<string, string>;
       if (
-        q.client_id !== clientId ||
+        q.client_id !== issuer.clientId ||
         q.redirect_uri !== consentRedirectUri ||
         q.response_type !== 'code' ||
         q.code_challenge_method !== 'S256' ||
@@ -873,34 +1042,16 @@ async function codeApp(
       const form = await readForm(ctx);
       const current = session(ctx);
       if (!current?.csrf || form.csrf !== current.csrf || form.decision !== 'allow') return ctx.throw(400);
-      const code = randomBytes(32).toString('base64url');
-      const saved = await store.move(`authz:${form.request}`, `code:${code}`, 60);
-      const request = saved
-        ? (JSON.parse(saved) as { redirectUri: string; state?: string; scope: string; session: string })
-        : null;
-      if (!request || request.session !== current.id) return ctx.throw(400);
-      await consent?.(request.scope);
+      const allowed = await issuer.allow(form.request ?? '', current.id);
+      if (!allowed) return ctx.throw(400);
+      const { code, request } = allowed;
       const back = new URL(request.redirectUri);
       back.searchParams.append('code', code);
       if (request.state !== undefined) back.searchParams.append('state', request.state);
       back.searchParams.append('iss', 'http://127.0.0.1/developer/v1');
       ctx.redirect(back.href);
     } else if (route === 'POST /oauth/token') {
-      const form = await readForm(ctx);
-      if (ctx.get('Authorization') !== authorization || form.grant_type !== 'authorization_code') ctx.throw(400);
-      const refreshToken = randomBytes(32).toString('base64url');
-      const saved = await store.move(`code:${form.code}`, `rt:${refreshToken}`, 30 * 24 * 3600);
-      const request = saved ? (JSON.parse(saved) as { redirectUri: string; scope: string; challenge: string }) : null;
-      const challenge = createHash('sha256')
-        .update(form.code_verifier ?? '')
-        .digest('base64url');
-      if (!request || request.redirectUri !== form.redirect_uri || request.challenge !== challenge) {
-        ctx.status = 400;
-        ctx.body = { error: 'invalid_grant' };
-        return;
-      }
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = await tokenAnswer(sign, refreshToken, request.scope);
+      await issuer.token(ctx, next);
     } else {
       ctx.throw(404);
     }
@@ -909,12 +1060,12 @@ async function codeApp(
   return {
     playerOrigin: server.origin,
     tokenUrl: `${server.origin}/oauth/token`,
-    clientId,
+    clientId: issuer.clientId,
     redirectUri: consentRedirectUri,
     scope: userScope,
-    authorization,
+    authorization: issuer.authorization,
     players: Array.from({ length: players }, (_, i) => ({ username: `player-${i}`, password: 'unused' })),
-    backend: consent ? `postgresql + ${store.backend}` : store.backend,
+    backend: issuer.backend,
   };
 }
 
@@ -964,9 +1115,11 @@ const builders: Record<string, () => Promise<Target | FlowTarget | Record<string
   refresh,
   'refresh-bare': refreshBare,
   'refresh-essential': refreshEssential,
+  'refresh-engine': refreshEngine,
   code,
   'code-bare': codeBare,
   'code-essential': codeEssential,
+  'code-engine': codeEngine,
 };
 const mode = process.argv[2] ?? '';
 if (!builders[mode]) {
@@ -978,3 +1131,10 @@ if (!builders[mode]) {
 const target = `${JSON.stringify(await (builders[mode] as () => Promise<unknown>)())}\n`;
 if (process.env.BENCH_TARGET_FD) writeSync(Number(process.env.BENCH_TARGET_FD), target);
 else process.stdout.write(target);
+// A floor exits on SIGTERM (rather than by it) once it has cleared what it wrote, so that
+// BENCH_PROFILE's --cpu-prof writes its profile too.
+if (process.listenerCount('SIGTERM') === 0)
+  process.once('SIGTERM', async () => {
+    await Promise.allSettled(beforeExit.map((clear) => clear()));
+    process.exit(0);
+  });
