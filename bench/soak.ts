@@ -72,6 +72,7 @@ const schedule = runSchedule(history, kinds, {
   once: options.faults === 'once',
   // Every end acknowledged in the minute before a fault is checked again after it.
   after: (fault) => load.recheck(fault.start - 60_000),
+  established: load.established,
 });
 let scheduleDone = false;
 void schedule.done.then(() => {

@@ -170,13 +170,15 @@ export function runSchedule(
     once: boolean;
     /** Run after each fault (the load's recheck of what was acknowledged before it). */
     after: (fault: FaultWindow) => Promise<void>;
+    /** The load established: the first fault waits for it as well as for the warm-up. */
+    established: Promise<void>;
   },
 ): Schedule {
-  const { durationMs, gapMs, random, stopping, once, after } = options;
+  const { durationMs, gapMs, random, stopping, once, after, established } = options;
   const { warmup, tail } = quietMs(durationMs);
   const skipped: string[] = [];
   const done = (async () => {
-    await sleep(warmup);
+    await Promise.all([sleep(warmup), established]);
     for (let cycle = 0; !once || cycle === 0; cycle++) {
       const order = cycle === 0 ? kinds : kinds.toSorted(() => random() - 0.5);
       let ran = 0;

@@ -144,10 +144,17 @@ export function startLoad(history: History, target: LoadTarget, random: Random, 
     await refresh(chain, family, [400]);
   };
 
+  // Each chain's first family, had or given up on: the faults wait for it (established, below).
+  let firstFamilies = 0;
+  let established = () => {};
+  const everyChainStarted = new Promise<void>((resolve) => {
+    established = resolve;
+  });
   const chainLoop = async (player: { username: string; password: string }) => {
-    while (running) {
+    for (let first = true; running; first = false) {
       const chain = nextChain++;
       const family = await newFamily(chain, player);
+      if (first && ++firstFamilies === target.players.length) established();
       if (!family) {
         await sleep(1_000);
         continue;
@@ -252,6 +259,11 @@ export function startLoad(history: History, target: LoadTarget, random: Random, 
     writes.done,
   ]);
   return {
+    /**
+     * Once every chain has had its first family (or given up on it): until then the load is the
+     * platform's start, sign-ins and first consents, not the steady load a fault is measured in.
+     */
+    established: everyChainStarted,
     /**
      * After a fault: every end acknowledged since `since` (a family's, a secret's, the app's
      * suspension) is checked again, so that one the fault lost (a failover to a standby that
