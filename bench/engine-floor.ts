@@ -1,18 +1,17 @@
-// The engine floor: oidc-provider by itself on Koa, configured as the platform configures it
-// (services/auth/src/provider.ts: the same features, lifetimes, JWT access tokens for the one
-// resource, Ed25519 keys, the same resource server and error answers), on a minimal Redis adapter,
-// with only the essential work of each grant: the consent's liveness read before a refresh
-// rotates. Nothing else of the platform: no request line, metrics, request log or usage, no app
-// directory (one static client, its secret compared by the provider), no refresh-token families,
-// no deferred single-use writes. What the chosen engine costs by itself, for the platform's
-// overhead to be measured against.
+// The engine floor: oidc-provider by itself on Koa, on the platform's own configuration
+// (contractConfiguration in services/auth/src/provider.ts: the same features, lifetimes, JWT
+// access tokens for the one resource, Ed25519 keys, resource server and error answers), on a
+// minimal Redis adapter, with only the essential work of each grant: the consent's liveness read
+// before a refresh rotates. Nothing else of the platform: no request line, metrics, request log or
+// usage, no app directory (one static client, its secret compared by the provider), no
+// refresh-token families, no deferred single-use writes. What the chosen engine costs by itself,
+// for the platform's overhead to be measured against.
 import { randomBytes } from 'node:crypto';
 import { generateSigningKey } from '@devplat/config';
 import { limits } from '@devplat/contract';
 import type { RedisClient } from '@devplat/kv';
 import Provider, { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
-import { renderErrorAsJson } from '../services/auth/src/provider-answers.ts';
-import { resourceServer } from '../services/auth/src/resource-server.ts';
+import { contractConfiguration } from '../services/auth/src/provider.ts';
 
 /**
  * oidc-provider's storage at one Redis command per model operation, in the manner of the
@@ -76,19 +75,17 @@ export interface EngineSettings {
 }
 
 /**
- * oidc-provider with the platform's settings (services/auth/src/provider.ts, which builds them
- * around its own adapters and hooks, so they are restated here, in alphabetical order), on the
- * minimal adapter, with one static client.
+ * oidc-provider with the platform's configuration (contractConfiguration, the same object the
+ * platform's provider is built on) on the minimal adapter, with one static client and only the
+ * essential work in its hooks.
  */
 export function engineProvider(redis: RedisClient, { issuer, client, claims, consentOf }: EngineSettings): Provider {
-  const { accessTokenSeconds: access, authorizationCodeSeconds: code, refreshTokenSeconds: family } = limits;
-  const off = { enabled: false };
-  const path = (name: string) => `/oauth/${name}`;
   return new Provider(issuer, {
+    ...contractConfiguration(issuer, {
+      signingKeys: [generateSigningKey()],
+      cookieKeys: [randomBytes(32).toString('base64url')],
+    }),
     adapter: minimalRedisAdapter(redis),
-    allowOmittingSingleRegisteredRedirectUri: false,
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
-    clientBasedCORS: () => false,
     clients: [
       {
         client_id: client.clientId,
@@ -100,46 +97,13 @@ export function engineProvider(redis: RedisClient, { issuer, client, claims, con
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ],
-    cookies: { keys: [randomBytes(32).toString('base64url')] },
-    expiresWithSession: async () => false,
     extraTokenClaims: async (_ctx, token) => ({ ...claims, ...('grantId' in token && { gid: token.grantId }) }),
-    features: {
-      clientCredentials: { enabled: true },
-      devInteractions: off,
-      introspection: off,
-      resourceIndicators: {
-        defaultResource: () => issuer,
-        enabled: true,
-        getResourceServerInfo: resourceServer(issuer),
-        useGrantedResource: () => true,
-      },
-      revocation: { allowedPolicy: async (_ctx, each, token) => token.clientId === each.clientId, enabled: true },
-      rpInitiatedLogout: off,
-      userinfo: off,
-    },
-    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
-    issueRefreshToken: async (_ctx, each) => each.grantTypeAllowed('refresh_token'),
-    jwks: { keys: [{ ...generateSigningKey(), alg: 'EdDSA', use: 'sig' }] },
-    pkce: { required: () => true },
-    renderError: renderErrorAsJson,
-    responseTypes: ['code'],
     // The essential work of a refresh: the consent's liveness read, then always a rotation.
     rotateRefreshToken: async (ctx) => {
       const grantId = ctx.oidc.entities.RefreshToken?.grantId;
       if (!grantId || !(await consentOf(grantId)))
         throw new errors.InvalidGrant('the consent behind this grant has ended');
       return true;
-    },
-    routes: { authorization: path('authorize'), jwks: path('jwks'), revocation: path('revoke'), token: path('token') },
-    scopes: [],
-    ttl: {
-      AccessToken: access,
-      AuthorizationCode: code,
-      ClientCredentials: access,
-      Grant: family,
-      Interaction: 600,
-      RefreshToken: family,
-      Session: 600,
     },
   });
 }

@@ -158,14 +158,20 @@ function rotating(pool: string[]): autocannon.Request {
     setupRequest: (request) => {
       const token = pool.shift();
       if (token === undefined) reportOnce('refresh', 'the pool of refresh tokens ran out');
-      return { ...request, body: `grant_type=refresh_token&refresh_token=${token ?? 'none'}` };
+      return { ...request, body: refreshForm(token ?? 'none') };
     },
     onResponse: (status, body) => {
-      if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+      if (status === 200) returnToPool(pool, body);
       else reportOnce(`refresh answered ${status}`, body);
     },
   };
 }
+
+const refreshForm = (token: string) => `grant_type=refresh_token&refresh_token=${token}`;
+
+/** The refresh token a 200 answer carries, back in the pool for a later request. */
+const returnToPool = (pool: string[], answer: string) =>
+  void pool.push((JSON.parse(answer) as { refresh_token: string }).refresh_token);
 
 interface Round {
   perSecond: number;
@@ -217,9 +223,7 @@ function requestBytes(target: Target): number {
   const url = new URL(target.url);
   const headers = Object.entries(target.headers).map(([name, value]) => `${name}: ${value}\r\n`);
   const body =
-    target.body ??
-    (target.forms?.[0] ||
-      (target.refreshTokens ? `grant_type=refresh_token&refresh_token=${target.refreshTokens[0]}` : ''));
+    target.body ?? (target.forms?.[0] || (target.refreshTokens ? refreshForm(target.refreshTokens[0] as string) : ''));
   const length = body ? `Content-Length: ${Buffer.byteLength(body)}\r\n` : '';
   return Buffer.byteLength(
     `${target.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${headers.join('')}${length}\r\n${body}`,
@@ -395,6 +399,15 @@ function floorRows<M extends Measured>(measured: M[]) {
   };
 }
 
+/** A suite's last lines: the platform against oidc-provider alone with `essential` work, target 75%. */
+function engineLines(platform: Measured, engine: Measured | undefined, essential: string): string {
+  if (!engine) return 'no engine floor: it needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)\n';
+  return (
+    `engine: oidc-provider alone on the minimal adapter + ${essential}\n` +
+    `platform / engine: ${ratio(platform, engine)} (target: at least 75%)\n`
+  );
+}
+
 /**
  * Latency at an offered load (open-loop.ts): the platform's row and its floor in turn, `rounds`
  * rounds of `seconds` each, started at half the platform's closed-loop throughput. Every round
@@ -452,12 +465,7 @@ function requestOperation(target: Target): () => Promise<void> {
     if (!pool) return void (await sendOnce(target.url, { method, headers, body }));
     const token = pool.shift();
     if (token === undefined) throw new Error('the pool of refresh tokens ran out');
-    const answer = await sendOnce(target.url, {
-      method,
-      headers,
-      body: `grant_type=refresh_token&refresh_token=${token}`,
-    });
-    pool.push((JSON.parse(answer) as { refresh_token: string }).refresh_token);
+    returnToPool(pool, await sendOnce(target.url, { method, headers, body: refreshForm(token) }));
   };
 }
 
@@ -667,10 +675,7 @@ try {
           ? `platform / essential (bare + the consent's liveness read): ${ratio(platformRow, essentialRow)}\n`
           : "no essential floor: it reads the platform's PostgreSQL (DATABASE_URL)\n") +
         `platform / bare (one Redis round trip and a signature): ${ratio(platformRow, bareRow)}\n` +
-        (engineRow
-          ? `engine: oidc-provider alone on the minimal adapter + the liveness read\n` +
-            `platform / engine: ${ratio(platformRow, engineRow)} (target: at least 75%)\n`
-          : 'no engine floor: it needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)\n'),
+        engineLines(platformRow, engineRow, 'the liveness read'),
     );
   } else if (suite === 'code') {
     const platform = (await start('code', connections)) as unknown as FlowTarget & {
@@ -699,10 +704,7 @@ try {
           ? `platform / essential (bare + the consent's transaction): ${ratio(platformRow, essentialRow)}\n`
           : "no essential floor: it writes to the platform's PostgreSQL (DATABASE_URL)\n") +
         `platform / bare (a Redis round trip per request): ${ratio(platformRow, bareRow)}; p99 ${p99} ms (closed loop)\n` +
-        (engineRow
-          ? `engine: oidc-provider alone on the minimal adapter + the consent's transaction\n` +
-            `platform / engine: ${ratio(platformRow, engineRow)} (target: at least 75%)\n`
-          : 'no engine floor: it needs PostgreSQL (DATABASE_URL) and Redis (REDIS_URL)\n'),
+        engineLines(platformRow, engineRow, "the consent's transaction"),
     );
   } else if (suite === 'console') {
     const app = await start('console');

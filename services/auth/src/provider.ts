@@ -12,7 +12,7 @@ import type { Logger } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
 import type { Metrics } from '@devplat/metrics';
 import { noopTracing, type Tracing } from '@devplat/tracing';
-import Provider, { type RefreshToken } from 'oidc-provider';
+import Provider, { type Configuration, type RefreshToken } from 'oidc-provider';
 import { storeAdapter, storeFamilies } from './adapter.ts';
 import { clientAdapter, compareHashedSecrets } from './client-authentication.ts';
 import { consentOfGrant, rotateFamily } from './grants/refresh-token.ts';
@@ -70,13 +70,36 @@ export function createProvider({
         return new StoreAdapter(model) as never;
       }
     } as never,
+    ...contractConfiguration(resource, secrets),
+    rotateRefreshToken: (ctx) => tracing.span('oauth refresh token rotation', {}, () => rotateFamily(consents, ctx)),
+    extraTokenClaims: accessTokenClaims(config.environment, consents),
+  });
+  compareHashedSecrets(provider, apps, tracing);
+  // Each refresh token's id names its family (refresh-token-adapter.ts).
+  Object.assign(provider.RefreshToken.prototype, {
+    generateTokenId(this: RefreshToken) {
+      return refreshTokenId(this.grantId as string, this.rotations);
+    },
+  });
+  return provider;
+}
+
+/**
+ * The provider's configuration as the contract sets it: grants, PKCE, lifetimes, routes, features,
+ * keys and error answers, without the platform's stores, registry or hooks. createProvider adds
+ * those; the benchmarks' engine floor (bench/engine-floor.ts) runs the engine on exactly this.
+ */
+export function contractConfiguration(
+  resource: string,
+  keys: Pick<Secrets, 'signingKeys' | 'cookieKeys'>,
+): Configuration {
+  return {
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     clientBasedCORS: () => false,
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     scopes: [],
     responseTypes: ['code'],
     pkce: { required: () => true },
-    rotateRefreshToken: (ctx) => tracing.span('oauth refresh token rotation', {}, () => rotateFamily(consents, ctx)),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     allowOmittingSingleRegisteredRedirectUri: false,
@@ -89,8 +112,8 @@ export function createProvider({
       Interaction: 600,
       Session: 600,
     },
-    jwks: { keys: secrets.signingKeys.map((key) => ({ ...key, alg: 'EdDSA', use: 'sig' })) },
-    cookies: { keys: secrets.cookieKeys },
+    jwks: { keys: keys.signingKeys.map((key) => ({ ...key, alg: 'EdDSA', use: 'sig' })) },
+    cookies: { keys: keys.cookieKeys },
     routes: {
       authorization: '/oauth/authorize',
       token: '/oauth/token',
@@ -116,14 +139,5 @@ export function createProvider({
       },
     },
     renderError: renderErrorAsJson,
-    extraTokenClaims: accessTokenClaims(config.environment, consents),
-  });
-  compareHashedSecrets(provider, apps, tracing);
-  // Each refresh token's id names its family (refresh-token-adapter.ts).
-  Object.assign(provider.RefreshToken.prototype, {
-    generateTokenId(this: RefreshToken) {
-      return refreshTokenId(this.grantId as string, this.rotations);
-    },
-  });
-  return provider;
+  };
 }
