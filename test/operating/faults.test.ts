@@ -15,6 +15,7 @@ import { basicAuth, tokenRequest } from '@devplat/test/oauth';
 import { startTestPlatform, type TestPlatform } from '@devplat/test/platform';
 import { createPlayer } from '@devplat/test/players';
 import { issuedCode } from '@devplat/test/redis-topology-suite';
+import { decodeJwt } from 'jose';
 
 const redisUrl = process.env.REDIS_URL?.trim() || null;
 /** DATABASE_TIMEOUT_MS and REDIS_TIMEOUT_MS of the platform under test. */
@@ -101,10 +102,17 @@ describe('PostgreSQL and Redis failing under every request path', {
 
   test('a refresh answered 503 while PostgreSQL is away leaves its refresh token usable', async () => {
     const family = await allowOverHttp(platform.base, actors.app, actors.player);
+    const grantKey = `oidc:Grant:{${decodeJwt(family.accessToken).gid}}`;
+    const [grant] = await platform.platform.store.getMany([grantKey]);
     await proxies.postgresql.refuse();
     assertUnavailable(
       await refresh(platform.base, actors.app, family.refreshToken),
       'refresh while PostgreSQL refuses',
+    );
+    assert.deepEqual(
+      await platform.platform.store.getMany([grantKey]),
+      [grant],
+      'the grant is extended by the rotation that answers 200, not before',
     );
     await proxies.postgresql.restore();
     const retried = await refresh(platform.base, actors.app, family.refreshToken);

@@ -12,7 +12,7 @@ import { limits } from '@devplat/contract';
 import { hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
-import { deferToAnswer } from './token-request.ts';
+import { currentFacts, deferToAnswer, readOnce } from './token-request.ts';
 
 export type Payload = Record<string, unknown> & {
   grantId?: string;
@@ -62,6 +62,12 @@ export async function pendingUndoMayLand(waitUntil: number): Promise<boolean> {
   return true;
 }
 const grantKey = (grantId: string) => `oidc:grant:${hashTag(grantId)}`;
+
+/** Where a grant's entry is and its consumed marker, as the Grant adapter reads them. */
+export const grantEntryKeys = (grantId: string) => {
+  const key = entryKey('Grant', grantId);
+  return [key, consumedKey(key)];
+};
 
 /** The entries of each grant, filed under it, so that revoking the grant reaches all of them. */
 export interface StoreFamilies {
@@ -140,7 +146,7 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writ
       const keys = this.#keys(id);
       if (!keys) {
         const key = this.#key(id);
-        const [value, consumed] = await store.getMany([key, consumedKey(key)]);
+        const [value, consumed] = await readOnce(store, [key, consumedKey(key)]);
         return value ? { payload: JSON.parse(value) as Payload, consumed: consumed ?? null } : undefined;
       }
       const { hashed, clear } = keys;
@@ -177,6 +183,12 @@ export function storeAdapter(store: KeyValueStore, families: StoreFamilies, writ
       // presenting it again later is still recognised as a replay and revokes the grant.
       const keepFor = this.model === 'AuthorizationCode' ? codeMemorySeconds : expiresIn;
       const grantId = this.model === 'Grant' ? id : payload.grantId;
+      const extended = this.model === 'Grant' ? currentFacts()?.extendedGrant : undefined;
+      if (extended?.grantId === id && !extended.write) {
+        // A refresh's extension of its grant: written by the rotation's swap (refresh-token-adapter.ts).
+        extended.write = { key, value, setKey: grantKey(id) };
+        return;
+      }
       if (grantId) await families.save(grantId, key, value, keepFor);
       else await store.put(key, value, keepFor);
       if (payload.uid) await store.put(entryKey(`${this.model}:uid`, payload.uid), id, expiresIn);

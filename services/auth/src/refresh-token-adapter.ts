@@ -22,11 +22,18 @@
 // that release's processes, which swap from it too, and this one exclude each other during a
 // rolling release, and it is written in this process's format from then on.
 import { randomBase64url } from '@devplat/keys';
-import { hashTag, type KeyValueStore } from '@devplat/kv';
+import { type FiledEntry, hashTag, type KeyValueStore } from '@devplat/kv';
 import { errors } from 'oidc-provider';
-import { type Payload, pendingUndoMayLand, type StoreFamilies, undoGraceMs, usedMark } from './adapter.ts';
+import {
+  grantEntryKeys,
+  type Payload,
+  pendingUndoMayLand,
+  type StoreFamilies,
+  undoGraceMs,
+  usedMark,
+} from './adapter.ts';
 import { type CredentialFormat, formatFound, noteFormat, storedName, storedPayload } from './stored-credentials.ts';
-import { currentFacts, deferToAnswer } from './token-request.ts';
+import { currentFacts, deferToAnswer, readWithAhead } from './token-request.ts';
 
 /** The id of a family's refresh token: its grant, its rotation (0 for the first) and 192 random bits. */
 export function refreshTokenId(grantId: string, rotation = 0): string {
@@ -95,7 +102,13 @@ export function refreshTokenAdapter(
   };
 
   /** The family moves from the presented token to the next, or the request is a replay. */
-  const rotate = async (presented: TokenId, next: TokenId, payload: Payload, expiresIn: number) => {
+  const rotate = async (
+    presented: TokenId,
+    next: TokenId,
+    payload: Payload,
+    expiresIn: number,
+    extendedGrant?: FiledEntry,
+  ) => {
     const now = String(Math.floor(Date.now() / 1000));
     const swapped = await store.swap(
       familyKey(presented.grantId),
@@ -103,6 +116,7 @@ export function refreshTokenAdapter(
         from: namesToken(await recordIdOf(presented)),
         to: recordOf(next, payload),
         ttlSeconds: expiresIn,
+        ...(extendedGrant && { alongside: extendedGrant }),
       },
       { key: consumedKey(presented, writes), value: now, ttlSeconds: consumedSeconds },
       // Durable: a failover must not lose the rotation and let the presented token be used again.
@@ -122,11 +136,13 @@ export function refreshTokenAdapter(
       const presented = facts?.presentedRefreshToken ? parse(facts.presentedRefreshToken) : null;
       if (facts && presented?.grantId === token.grantId && expiresIn) {
         delete facts.presentedRefreshToken;
-        // The index already holds the family's key, kept as long by the grant's save in this
-        // rotation (rotateFamily, grants/refresh-token.ts). The swap waits for the provider's
-        // answer: a step of the request that fails after this save has then rotated nothing.
-        if (deferToAnswer(() => rotate(presented, token, payload, expiresIn))) return;
-        return rotate(presented, token, payload, expiresIn);
+        // The index already holds the family's key; the swap writes the grant this rotation
+        // extends (rotateFamily, grants/refresh-token.ts) and keeps the index as long. It waits
+        // for the provider's answer: a step of the request that fails after this save has then
+        // rotated and extended nothing.
+        const grant = facts.extendedGrant?.grantId === token.grantId ? facts.extendedGrant.write : undefined;
+        if (deferToAnswer(() => rotate(presented, token, payload, expiresIn, grant))) return;
+        return rotate(presented, token, payload, expiresIn, grant);
       }
       await families.save(token.grantId, familyKey(token.grantId), recordOf(token, payload), expiresIn);
     },
@@ -137,11 +153,12 @@ export function refreshTokenAdapter(
       const waitUntil = Date.now() + undoGraceMs;
       for (;;) {
         // Its consumed marker may be named in either format, as the process that claimed it writes.
-        const [record, hashedMark, clearMark] = await store.getMany([
-          familyKey(token.grantId),
-          consumedKey(token, 'hashed'),
-          consumedKey(token, 'clear'),
-        ]);
+        // Its grant, which the provider loads next, comes in the same round trip.
+        const [record, hashedMark, clearMark] = await readWithAhead(
+          store,
+          [familyKey(token.grantId), consumedKey(token, 'hashed'), consumedKey(token, 'clear')],
+          grantEntryKeys(token.grantId),
+        );
         if (!record) return undefined;
         const consumed = hashedMark ?? clearMark;
         const current = JSON.parse(record) as FamilyRecord;

@@ -7,6 +7,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { UsableApp } from '@devplat/app-directory';
+import type { FiledEntry, KeyValueStore } from '@devplat/kv';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
 
 export interface TokenRequestFacts {
@@ -16,6 +17,17 @@ export interface TokenRequestFacts {
   clientSecretId?: string;
   /** The active consent behind the grant a refresh presented, checked before rotating (rotateRefreshToken). */
   consent?: { grantId: string; consentId: string };
+  /**
+   * The grant a refresh gives 30 more days (rotateFamily), and its write: the Grant adapter leaves
+   * it to the rotation's swap (refresh-token-adapter.ts), one atomic step with the family's.
+   */
+  extendedGrant?: { grantId: string; write?: FiledEntry };
+  /**
+   * Entries read ahead, in the same round trip as an earlier read of this request: the refresh
+   * token's find reads its grant, which the provider asks for next. Each is used once, then read
+   * afresh.
+   */
+  readAhead?: Map<string, string | null>;
   /** The refresh token the provider consumed, until the save of the next one swaps it (refresh-token-adapter.ts). */
   presentedRefreshToken?: string;
   /**
@@ -70,4 +82,28 @@ export function deferToAnswer(commit: () => Promise<void>): boolean {
   if (ctx?.oidc?.route !== 'token') return false;
   tokenRequestFacts(ctx).commit = commit;
   return true;
+}
+
+/**
+ * The values of `keys`: those an earlier read of this request read ahead (readAhead), each taken
+ * once, when it has them all; otherwise read from the store.
+ */
+export async function readOnce(store: KeyValueStore, keys: string[]): Promise<(string | null)[]> {
+  const ahead = currentFacts()?.readAhead;
+  if (!ahead || !keys.every((key) => ahead.has(key))) return store.getMany(keys);
+  return keys.map((key) => {
+    const value = ahead.get(key) ?? null;
+    ahead.delete(key);
+    return value;
+  });
+}
+
+/** Reads `keys` and `ahead` in one round trip; `ahead` kept for a later readOnce of this request (none outside one). */
+export async function readWithAhead(store: KeyValueStore, keys: string[], ahead: string[]): Promise<(string | null)[]> {
+  const facts = currentFacts();
+  if (!facts) return store.getMany(keys);
+  const values = await store.getMany([...keys, ...ahead]);
+  facts.readAhead ??= new Map();
+  for (const [i, key] of ahead.entries()) facts.readAhead.set(key, values[keys.length + i] ?? null);
+  return values.slice(0, keys.length);
 }

@@ -7,5 +7,5 @@ export {
   redisConnectionsOf,
   redisStore,
 } from './redis.ts';
-export type { Entry, KeyValueStore, StreamAppend, StreamEntry, StreamRead, WriteOptions } from './store.ts';
+export type { Entry, FiledEntry, KeyValueStore, StreamAppend, StreamEntry, StreamRead, WriteOptions } from './store.ts';
 export { hashTag, type RedisAddress, type RedisTopology, singleRedis } from './topology.ts';

@@ -1,5 +1,5 @@
 import { DependencyUnavailableError } from '@devplat/errors';
-import type { KeyValueStore, StreamEntry, StreamRead } from './store.ts';
+import type { FiledEntry, KeyValueStore, StreamEntry, StreamRead } from './store.ts';
 
 /** An entry id as its two numbers, to compare: the time in ms, then the sequence within it. */
 const idParts = (id: string): [number, number] => {
@@ -60,6 +60,13 @@ export function memoryStore(): KeyValueStore {
     for (const key of values.keys()) live(key);
   }, 60_000);
   sweep.unref();
+  const putFiled = ({ key, value, setKey }: FiledEntry, ttl?: number) => {
+    const entry = live(setKey);
+    const set = entry?.value instanceof Set ? entry.value : new Set<string>();
+    set.add(key);
+    values.set(setKey, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
+    values.set(key, { value, expires: expiry(ttl) });
+  };
   return {
     put: async (key, value, ttl) => {
       values.set(key, { value, expires: expiry(ttl) });
@@ -82,18 +89,13 @@ export function memoryStore(): KeyValueStore {
         values.set(key, { value: String(next), expires: expiry(ttl) });
       }
     },
-    putFiled: async (key, value, ttl, setKey) => {
-      const entry = live(setKey);
-      const set = entry?.value instanceof Set ? entry.value : new Set<string>();
-      set.add(key);
-      values.set(setKey, { value: set, expires: Math.max(entry?.expires ?? 0, expiry(ttl)) });
-      values.set(key, { value, expires: expiry(ttl) });
-    },
-    swap: async (key, { from, to, ttlSeconds }, claim) => {
+    putFiled: async (key, value, ttl, setKey) => putFiled({ key, value, setKey }, ttl),
+    swap: async (key, { from, to, ttlSeconds, alongside }, claim) => {
       const value = live(key)?.value;
       if (typeof value !== 'string' || !value.startsWith(from) || live(claim.key)) return false;
       values.set(claim.key, { value: claim.value, expires: expiry(claim.ttlSeconds) });
       values.set(key, { value: to, expires: expiry(ttlSeconds) });
+      if (alongside) putFiled(alongside, ttlSeconds);
       return true;
     },
     getMany: async (keys) =>

@@ -167,15 +167,29 @@ export function redisStore(
         await execOrThrow(filed);
         await execOrThrow(put(redis.multi()));
       }),
-    swap: (key, { from, to, ttlSeconds }, claim, { durable: acknowledged = false } = {}) =>
+    swap: (key, { from, to, ttlSeconds, alongside }, claim, { durable: acknowledged = false } = {}) =>
       guard(async () => {
         const keys = [sent(key), sent(claim.key), sent(`${key}:undo`)];
+        const filed = alongside ? [sent(alongside.key), sent(alongside.setKey)] : [];
+        const filedArgs = alongside ? [alongside.value, alongside.key] : [];
         const reply = await singleUse(
           singleUseClients(),
           { timeoutMs, replicas: acknowledged ? waitReplicas : 0 },
           {
             add: (pipeline, deadline) =>
-              pipeline.eval(swapScript, 3, ...keys, deadline, from, claim.value, claim.ttlSeconds, to, ttlSeconds),
+              pipeline.eval(
+                swapScript,
+                keys.length + filed.length,
+                ...keys,
+                ...filed,
+                deadline,
+                from,
+                claim.value,
+                claim.ttlSeconds,
+                to,
+                ttlSeconds,
+                ...filedArgs,
+              ),
             applied: (swapped) => swapped === 1,
           },
           (target) => target.eval(undoSwapScript, 4, ...keys, sent(undoMarkerKey(key)), to),

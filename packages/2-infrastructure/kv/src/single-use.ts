@@ -59,7 +59,9 @@ end`;
 /**
  * KEYS[1] the value compared and replaced, KEYS[2] the claim, KEYS[3] where the replaced value is
  * kept for an undo; ARGV[2] the prefix compared, ARGV[3..4] the claim's value and time to live,
- * ARGV[5..6] the new value and its time to live. Answers 1 once swapped, nil when nothing was written.
+ * ARGV[5..6] the new value and its time to live. With KEYS[4..5], an entry written alongside and
+ * the set it is filed in (ARGV[7..8] its value and its name as filed), both kept as long as the new
+ * value. Answers 1 once swapped, nil when nothing was written.
  */
 export const swapScript = `${deadlineCheck}
 local current = redis.call('GET', KEYS[1])
@@ -67,6 +69,12 @@ if not current or string.sub(current, 1, string.len(ARGV[2])) ~= ARGV[2] then re
 if not redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4], 'NX') then return nil end
 redis.call('SET', KEYS[3], current, 'EX', ${undoRetryMs / 1000 + 60})
 redis.call('SET', KEYS[1], ARGV[5], 'EX', ARGV[6])
+if KEYS[5] then
+  redis.call('SADD', KEYS[5], ARGV[8])
+  redis.call('EXPIRE', KEYS[5], ARGV[6], 'GT')
+  redis.call('EXPIRE', KEYS[5], ARGV[6], 'NX')
+  redis.call('SET', KEYS[4], ARGV[7], 'EX', ARGV[6])
+end
 return 1`;
 
 // How long an undo's marker lives: long enough for its WAIT.

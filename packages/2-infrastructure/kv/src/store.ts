@@ -5,6 +5,13 @@ export interface Entry {
   ttlSeconds: number;
 }
 
+/** A value stored under a key and filed in a set (putFiled), the set kept at least as long. */
+export interface FiledEntry {
+  key: string;
+  value: string;
+  setKey: string;
+}
+
 /** Entries appended to one capped stream (appendToStreams). */
 export interface StreamAppend {
   key: string;
@@ -76,11 +83,13 @@ export interface KeyValueStore {
    * A swap that fails (rejects) leaves the value and the claim as they were, whatever the failure:
    * one that arrives too late is refused by Redis, and one that ran is taken back (retried in the
    * background while Redis cannot be reached). With `durable` it also fails when the replicas do
-   * not acknowledge it. The `to` value must be unique to the call.
+   * not acknowledge it. The `to` value must be unique to the call. `change.alongside`, an entry of
+   * the key's hash tag, is written and filed in the same step when the swap is made, for as long as
+   * `to`; an undo does not take it back.
    */
   swap(
     key: string,
-    change: { from: string; to: string; ttlSeconds: number },
+    change: { from: string; to: string; ttlSeconds: number; alongside?: FiledEntry },
     claim: Entry,
     options?: WriteOptions,
   ): Promise<boolean>;

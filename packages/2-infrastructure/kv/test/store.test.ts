@@ -96,6 +96,35 @@ for (const [name, open] of stores) {
       assert.equal(await swap('t0', 't2'), false, 'the claim is held: a value put back is not swapped again');
     });
 
+    test('a swap writes and files the entry alongside it only when it swaps', async () => {
+      await store.put('family:{s2}', '{"id":"t0",', 60);
+      const swap = (from: string, to: string, value: string) =>
+        store.swap(
+          'family:{s2}',
+          {
+            from: `{"id":"${from}",`,
+            to: `{"id":"${to}",`,
+            ttlSeconds: 60,
+            alongside: { key: 'grant:{s2}', value, setKey: 'index:{s2}' },
+          },
+          { key: `family:{s2}:${from}:used`, value: '1', ttlSeconds: 60 },
+        );
+      assert.equal(await swap('t9', 't1', 'not swapped'), false);
+      assert.deepEqual(await store.getMany(['grant:{s2}']), [null], 'no swap, nothing alongside');
+      assert.deepEqual(await store.members('index:{s2}'), []);
+      assert.equal(await swap('t0', 't1', 'extended'), true);
+      assert.deepEqual(await store.getMany(['family:{s2}', 'grant:{s2}']), ['{"id":"t1",', 'extended']);
+      assert.deepEqual(await store.members('index:{s2}'), ['grant:{s2}']);
+      const redis = redisClientOf(store);
+      if (redis) {
+        const ttls = await Promise.all(['grant:s2', 'index:s2'].map((key) => redis.ttl(key)));
+        assert.ok(
+          ttls.every((ttl) => ttl > 50 && ttl <= 60),
+          `both kept as long as the swapped value: ${ttls}`,
+        );
+      }
+    });
+
     test('streams keep their newest entries within their bounds, read either way from any entry', async () => {
       const values = (entries: { value: string }[]) => entries.map((entry) => entry.value);
       const bounds = { maxLength: 5, minTime: 0, ttlSeconds: 60 };

@@ -57,8 +57,8 @@ export async function activeConsentId(
 /** Rules 1 to 3, as the presented refresh token is about to be rotated; always rotates. */
 export async function rotateFamily(consents: ConsentOfGrant, ctx: KoaContextWithOIDC): Promise<true> {
   const { RefreshToken: presented, Grant: grant } = ctx.oidc.entities;
+  const facts = tokenRequestFacts(ctx);
   if (presented?.grantId) {
-    const facts = tokenRequestFacts(ctx);
     facts.consent = {
       grantId: presented.grantId,
       consentId: await activeConsentId(consents, presented.grantId, facts),
@@ -67,6 +67,8 @@ export async function rotateFamily(consents: ConsentOfGrant, ctx: KoaContextWith
   // The provider has checked that the asked scopes are a subset of the presented token's.
   if (presented && ctx.oidc.params?.scope) presented.scope = [...ctx.oidc.requestParamScopes].join(' ');
   if (grant) {
+    // Written with the rotation's swap, not now: a request that fails before it extends nothing.
+    facts.extendedGrant = { grantId: grant.jti };
     grant.exp = Math.floor(Date.now() / 1000) + limits.refreshTokenSeconds;
     await grant.save();
   }
