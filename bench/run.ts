@@ -410,7 +410,8 @@ function engineLines(platform: Measured, engine: Measured | undefined, essential
 
 /**
  * Latency at an offered load (open-loop.ts): the platform's row and its floor in turn, `rounds`
- * rounds of `seconds` each, started at half the platform's closed-loop throughput. Every round
+ * rounds of `seconds` each after a warm-up of `warmUp` s each, started at half the platform's
+ * closed-loop throughput. Every round
  * printed, then the p99 over all rounds of each step (a flow's requests) and of the whole operation,
  * the platform's against the floor's at the same rate.
  */
@@ -425,6 +426,12 @@ async function openLoopLines<M extends Measured>(
   const pooled = rows.map(() => ({}) as Record<string, number[]>);
   const failed = rows.map(() => 0);
   const lines: string[] = [];
+  // Each row first runs a warm-up at the rate, untimed, as the closed loop does: the open loop's
+  // connections are new, and the row's process has just come from its closed-loop rounds.
+  for (const m of rows) {
+    await freshBearer(m.target as Target);
+    await openLoop(rate, warmUp, operationOf(m));
+  }
   for (let round = 0; round < rounds; round += 1) {
     const each: string[] = [];
     for (const [i, m] of rows.entries()) {
@@ -448,6 +455,7 @@ async function openLoopLines<M extends Measured>(
       { name: floor.name, latencies: pooled[1]?.[step] ?? [], failed: failed[1] as number },
     )}\n`;
   return [
+    `open loop at ${rate}/s: each row after a ${warmUp} s warm-up at that rate\n`,
     ...lines,
     ...steps.map((step) => compared(step, `, ${step}`)),
     compared('whole', steps.length ? ', whole flow' : ''),
