@@ -98,10 +98,14 @@ export async function readOnce(store: KeyValueStore, keys: string[]): Promise<(s
   });
 }
 
-/** Reads `keys` and `ahead` in one round trip; `ahead` kept for a later readOnce of this request (none outside one). */
+/**
+ * Reads `keys` and, in a token request, `ahead` in the same round trip, kept for a later readOnce
+ * of the request; elsewhere (a revocation, outside a request) `keys` alone.
+ */
 export async function readWithAhead(store: KeyValueStore, keys: string[], ahead: string[]): Promise<(string | null)[]> {
-  const facts = currentFacts();
-  if (!facts) return store.getMany(keys);
+  const ctx = currentRequest();
+  if (ctx?.oidc?.route !== 'token') return store.getMany(keys);
+  const facts = tokenRequestFacts(ctx);
   const values = await store.getMany([...keys, ...ahead]);
   facts.readAhead ??= new Map();
   for (const [i, key] of ahead.entries()) facts.readAhead.set(key, values[keys.length + i] ?? null);
