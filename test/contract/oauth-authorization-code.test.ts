@@ -521,7 +521,7 @@ describe('revocation of user tokens', () => {
 
 describe('Redis unreachable', () => {
   test('sign-in answers 503 (sessions live in Redis) and the token endpoint a 503 Problem for every grant: never a token', async () => {
-    const broken = await startTestPlatform({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const broken = await startTestPlatform({ REDIS_URL: 'redis://127.0.0.1:1' }, { ready: false });
     try {
       const app = await createTestApp(broken.platform.database.prisma, {
         scopes: ['city.public.read'],

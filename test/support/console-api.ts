@@ -52,25 +52,13 @@ export interface Developer {
   token: string;
 }
 
-/**
- * How long registration is tried again while it answers 503: a platform just started on a busy
- * machine fails closed until its store connections are up, and the contract's 503 tells a client
- * to try again shortly (seen in CI: every test of a file failing in its set-up).
- */
-const registrationRetryMs = 10_000;
-
 /** Registers a full developer account and signs it in. */
 export async function registerDeveloper(consoleOrigin: string): Promise<Developer> {
   const email = `dev-${randomUUID()}@example.test`;
   const password = `pw-${randomUUID()}`;
-  const register = () =>
-    consoleCall(consoleOrigin, 'POST', '/accounts', { body: { email, password, display_name: 'Grace Hopper' } });
-  const until = Date.now() + registrationRetryMs;
-  let account = await register();
-  while (account.status === 503 && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    account = await register();
-  }
+  const account = await consoleCall(consoleOrigin, 'POST', '/accounts', {
+    body: { email, password, display_name: 'Grace Hopper' },
+  });
   if (account.status !== 201) throw new Error(`registration failed: ${account.text}`);
   const session = await consoleCall(consoleOrigin, 'POST', '/sessions', { body: { email, password } });
   if (session.status !== 201) throw new Error(`sign-in failed: ${session.text}`);

@@ -12,6 +12,7 @@ import { type RunningGateway, startGateway } from '@devplat/topology';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { sharedSecrets } from './env.ts';
 import { freePort } from './process.ts';
+import { untilReady } from './services.ts';
 
 /** The door the tests reach the platform by: DEVPLAT_TEST_DOOR (test/run.mjs sets it per pass). */
 export const testDoor: 'direct' | 'gateway' = process.env.DEVPLAT_TEST_DOOR === 'gateway' ? 'gateway' : 'direct';
@@ -43,11 +44,17 @@ export interface TestPlatformOptions {
   databaseVia?: (url: string) => string;
   /** Where the platform's log lines go (LOG_LEVEL decides which); none by default. */
   logDestination?: StartOptions['logDestination'];
+  /**
+   * Returned once /readyz answers 200 (within 15 s, else the start fails), as a supervisor sends
+   * traffic: a process whose first connections are still opening answers 503. false for a
+   * platform started with a store down on purpose.
+   */
+  ready?: boolean;
 }
 
 export async function startTestPlatform(
   env: Record<string, string> = {},
-  { databaseVia, ...startOptions }: TestPlatformOptions = {},
+  { databaseVia, ready = true, ...startOptions }: TestPlatformOptions = {},
 ): Promise<TestPlatform> {
   const database = await createTestDatabase();
   const platformDatabaseUrl = database.url && databaseVia ? databaseVia(database.url) : database.url;
@@ -77,13 +84,12 @@ export async function startTestPlatform(
   const ownConnections = platformDatabaseUrl !== database.url;
   const platform = await startPlatform(config, ownConnections ? startOptions : { database, ...startOptions });
   let gateway: RunningGateway | null = null;
-  if (testDoor === 'gateway') {
-    try {
-      gateway = await startTestGateway(config, gatewayDir);
-    } catch (error) {
-      await platform.close();
-      throw error;
-    }
+  try {
+    if (ready) await untilReady({ management: platform.urls.Management as string });
+    if (testDoor === 'gateway') gateway = await startTestGateway(config, gatewayDir);
+  } catch (error) {
+    await platform.close();
+    throw error;
   }
   return {
     base: `${origin}/developer/v1`,
