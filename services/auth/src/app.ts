@@ -76,6 +76,7 @@ export function buildAuthService(deps: AuthDependencies): AuthService {
       pairwiseSecret: deps.secrets.pairwiseSecret,
       cookieKeys: deps.secrets.cookieKeys,
       prisma: deps.prisma,
+      query: deps.query,
       store: deps.store,
       provider,
       apps,

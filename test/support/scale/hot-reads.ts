@@ -16,7 +16,13 @@ import {
   listConsents,
 } from '@devplat/domain/consents';
 import { deliveriesPerDay, eventsOfAppSince, listDeliveries } from '@devplat/domain/events';
-import { findPlayer, findPlayerByUsername, playersOfAccount, searchPlayers } from '@devplat/domain/players';
+import {
+  activePlayers,
+  findPlayer,
+  findPlayerByUsername,
+  playersOfAccount,
+  searchPlayers,
+} from '@devplat/domain/players';
 import { countriesWithReviewedCities, reviewedCities } from '@devplat/domain/registry';
 import type { AccessToken } from '../../../services/api/src/bearer.ts';
 import { livenessAndProfileCheck } from '../../../services/api/src/liveness.ts';
@@ -72,6 +78,11 @@ export const hotReads: readonly HotRead[] = [
     name: 'player by username (sign-in)',
     path: 'auth',
     run: ({ prisma }, s) => findPlayerByUsername(prisma, s.busyPlayer.username),
+  },
+  {
+    name: 'signed-in player still active (every player client page)',
+    path: 'auth',
+    run: ({ query }, s) => activePlayers(query, [s.busyPlayer.id]),
   },
   {
     name: 'consents of a player with an app (connected apps, remove access)',

@@ -123,7 +123,7 @@ export function createMetrics(): Metrics {
     }),
     batchSize: new Histogram({
       name: 'devplat_batch_read_size',
-      help: 'Keys per round trip of the per-request reads (liveness: token checks; app_directory: client lookups; consent_of_grant: consent checks).',
+      help: 'Keys per round trip of the per-request reads (liveness: token checks; app_directory: client lookups; consent_of_grant: consent checks; active_player: the status of signed-in players).',
       labelNames: ['read'],
       buckets: batchBuckets,
       registers,

@@ -7,5 +7,14 @@ export {
   redisConnectionsOf,
   redisStore,
 } from './redis.ts';
-export type { Entry, FiledEntry, KeyValueStore, StreamAppend, StreamEntry, StreamRead, WriteOptions } from './store.ts';
+export type {
+  Entry,
+  FiledEntry,
+  KeyValueStore,
+  StreamAppend,
+  StreamEntry,
+  StreamRead,
+  Taken,
+  WriteOptions,
+} from './store.ts';
 export { hashTag, type RedisAddress, type RedisTopology, singleRedis } from './topology.ts';

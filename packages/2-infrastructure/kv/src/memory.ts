@@ -8,6 +8,16 @@ const idParts = (id: string): [number, number] => {
 };
 const compareIds = (a: [number, number], b: [number, number]) => a[0] - b[0] || a[1] - b[1];
 
+/** A JSON object's field, as Redis's cjson reads it; undefined for anything else. */
+function fieldOf(json: string, field: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>)[field] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A stream as Redis keeps one: entries in id order, each id after the last one given. */
 class MemoryStream {
   entries: (StreamEntry & { at: [number, number] })[] = [];
@@ -97,6 +107,15 @@ export function memoryStore(): KeyValueStore {
       values.set(key, { value: to, expires: expiry(ttlSeconds) });
       if (alongside) putFiled(alongside, ttlSeconds);
       return true;
+    },
+    takeOnce: async (key, { field, equals }, claim) => {
+      const value = live(key)?.value;
+      if (typeof value !== 'string') return { outcome: 'none' };
+      if (fieldOf(value, field) !== equals) return { outcome: 'kept' };
+      if (live(claim.key)) return { outcome: 'none' };
+      values.set(claim.key, { value: claim.value, expires: expiry(claim.ttlSeconds) });
+      values.delete(key);
+      return { outcome: 'taken', value };
     },
     getMany: async (keys) =>
       keys.map((key) => {

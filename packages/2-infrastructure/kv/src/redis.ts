@@ -196,6 +196,21 @@ export function redisStore(
         );
         return reply === 1;
       }),
+    takeOnce: (key, { field, equals }, claim) =>
+      guard(async () => {
+        const reply = (await redis.eval(
+          takeOnceScript,
+          2,
+          sent(key),
+          sent(claim.key),
+          field,
+          equals,
+          claim.value,
+          claim.ttlSeconds,
+        )) as [number, string?] | null;
+        if (!reply) return { outcome: 'none' };
+        return reply[0] === 1 ? { outcome: 'taken', value: reply[1] as string } : { outcome: 'kept' };
+      }),
     getMany: (keys) =>
       guard(async () => {
         if (keys.length === 0) return [];
@@ -261,6 +276,18 @@ export function redisStore(
   ]);
   return store;
 }
+
+// KEYS[1] the value taken, KEYS[2] its claim; ARGV[1] and ARGV[2] the field and the text it must
+// hold, ARGV[3] and ARGV[4] the claim's value and time to live. Answers {1, value} once taken, {0}
+// for a value that does not match (left as it was), nil for none or one already claimed.
+const takeOnceScript = `
+local current = redis.call('GET', KEYS[1])
+if not current then return nil end
+local parsed, object = pcall(cjson.decode, current)
+if not parsed or type(object) ~= 'table' or object[ARGV[1]] ~= ARGV[2] then return {0} end
+if not redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4], 'NX') then return nil end
+redis.call('DEL', KEYS[1])
+return {1, current}`;
 
 // KEYS[1] a stream, KEYS[2] onwards the streams it follows; ARGV[1] the most entries it keeps,
 // ARGV[2] the oldest id it keeps, ARGV[3] its time to live in seconds, ARGV[4] onwards the values,

@@ -49,6 +49,9 @@ export interface StreamRead {
   count: number;
 }
 
+/** What takeOnce found: the value it took, a value that did not match (left as it was), or nothing. */
+export type Taken = { outcome: 'taken'; value: string } | { outcome: 'kept' } | { outcome: 'none' };
+
 export interface WriteOptions {
   /**
    * A write that uses something up or that a failover must not lose (a code or refresh token used,
@@ -93,6 +96,14 @@ export interface KeyValueStore {
     claim: Entry,
     options?: WriteOptions,
   ): Promise<boolean>;
+  /**
+   * Takes the value at key once, in one atomic step: when it is a JSON object whose `match.field`
+   * is `match.equals` and claim.key is absent, stores the claim, deletes the key and answers the
+   * value. A value that does not match is left as it is (`kept`); no value, or one already claimed,
+   * is `none`. Of concurrent takes exactly one gets the value. The claim's key shares the key's
+   * hash tag.
+   */
+  takeOnce(key: string, match: { field: string; equals: string }, claim: Entry): Promise<Taken>;
   /** Adds one to the integer at key (0 when absent) and returns it. Atomic. */
   increment(key: string, options?: WriteOptions): Promise<number>;
   /**

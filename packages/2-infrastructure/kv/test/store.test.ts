@@ -125,6 +125,39 @@ for (const [name, open] of stores) {
       }
     });
 
+    test('takeOnce takes a matching value once, and leaves one that does not match', async () => {
+      const take = (session: string) =>
+        store.takeOnce(
+          'request:{r1}',
+          { field: 'session', equals: session },
+          { key: 'request:{r1}:answered', value: '1', ttlSeconds: 60 },
+        );
+      const saved = '{"id":"r1","session":"s-a"}';
+      assert.deepEqual(await take('s-a'), { outcome: 'none' }, 'nothing to take');
+      await store.put('request:{r1}', saved, 60);
+      assert.deepEqual(await take('s-b'), { outcome: 'kept' }, 'another session: left as it was');
+      assert.deepEqual(await take('s'), { outcome: 'kept' }, 'a prefix of the session is not the session');
+      assert.deepEqual(await store.getMany(['request:{r1}', 'request:{r1}:answered']), [saved, null]);
+      const results = await Promise.all(Array.from({ length: 20 }, () => take('s-a')));
+      assert.deepEqual(
+        results.filter((result) => result.outcome === 'taken'),
+        [{ outcome: 'taken', value: saved }],
+        'of 20 concurrent takes exactly one gets the value',
+      );
+      assert.deepEqual(await store.getMany(['request:{r1}', 'request:{r1}:answered']), [null, '1']);
+      await store.put('request:{r1}', saved, 60);
+      assert.deepEqual(
+        await take('s-a'),
+        { outcome: 'none' },
+        'the claim is held: a value put back is not taken again',
+      );
+      await store.put('request:{r2}', 'not json', 60);
+      const other = { key: 'request:{r2}:answered', value: '1', ttlSeconds: 60 };
+      assert.deepEqual(await store.takeOnce('request:{r2}', { field: 'session', equals: 's-a' }, other), {
+        outcome: 'kept',
+      });
+    });
+
     test('streams keep their newest entries within their bounds, read either way from any entry', async () => {
       const values = (entries: { value: string }[]) => entries.map((entry) => entry.value);
       const bounds = { maxLength: 5, minTime: 0, ttlSeconds: 60 };

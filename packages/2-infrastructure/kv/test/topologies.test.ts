@@ -127,6 +127,24 @@ describe('the store on a Redis Cluster', { skip: needsRedisBinaries }, () => {
     assert.deepEqual(await store.getMany(['family:{g9}']), [`{"id":"t${swaps.indexOf(true) + 1}"}`]);
   });
 
+  test("a take runs in its tag's slot; of 50 concurrent takes one gets the value", async () => {
+    await store.put('authz-request:{t9}', '{"session":"s1"}', 60);
+    const takes = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        store.takeOnce(
+          'authz-request:{t9}',
+          { field: 'session', equals: 's1' },
+          { key: 'authz-request:{t9}:answered', value: '1', ttlSeconds: 60 },
+        ),
+      ),
+    );
+    assert.deepEqual(
+      takes.filter((take) => take.outcome === 'taken'),
+      [{ outcome: 'taken', value: '{"session":"s1"}' }],
+    );
+    assert.deepEqual(await store.getMany(['authz-request:{t9}', 'authz-request:{t9}:answered']), [null, '1']);
+  });
+
   test('the first durable increment after a failover it did not see is served, not refused MOVED', async () => {
     const key = `app-version:{moved-${randomUUID()}}`;
     assert.equal(await store.increment(key, { durable: true }), 1);

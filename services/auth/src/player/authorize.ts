@@ -114,12 +114,15 @@ export function authorizationRequests(store: KeyValueStore) {
      */
     async take(id: string, sessionToken: string): Promise<AuthorizationRequest | 'foreign' | null> {
       if (!/^[\w-]{32}$/.test(id)) return null;
-      const [value] = await store.getMany([requestKey(id)]);
-      if (!value) return null;
-      const { session, ...request } = JSON.parse(value) as SavedRequest;
-      if (session !== sessionBinding(sessionToken)) return 'foreign';
-      if (!(await store.putIfAbsent(`${requestKey(id)}:answered`, '1', screenSeconds * 6))) return null;
-      await store.delete([requestKey(id)]);
+      // One round trip: the session's check, the answered mark and the delete in one step.
+      const found = await store.takeOnce(
+        requestKey(id),
+        { field: 'session', equals: sessionBinding(sessionToken) },
+        { key: `${requestKey(id)}:answered`, value: '1', ttlSeconds: screenSeconds * 6 },
+      );
+      if (found.outcome === 'kept') return 'foreign';
+      if (found.outcome === 'none') return null;
+      const { session: _session, ...request } = JSON.parse(found.value) as SavedRequest;
       return request;
     },
   };
@@ -140,15 +143,15 @@ export async function issueCode(
   playerId: string,
 ): Promise<string> {
   const resource = config.baseUrl.href;
-  const client = await provider.Client.find(request.clientId);
-  if (!client) throw new Error('the app is no longer available');
   const sub = pairwiseSubject(pairwiseSecret, request.clientId, playerId);
   const grant = new provider.Grant({ accountId: sub, clientId: request.clientId });
   grant.addResourceScope(resource, request.scopes.join(' '));
   const grantId = await grant.save();
   const code = new provider.AuthorizationCode({
     jti: `${idFormats.authorizationCodePrefix}${randomBase64url(32)}`,
-    client,
+    // Its id, not the provider's Client: `app` was found usable by this request already, and
+    // Client.find would read the app's version again.
+    clientId: request.clientId,
     accountId: sub,
     grantId,
     redirectUri: request.redirectUri,

@@ -2,11 +2,11 @@
 // signed-in player's lookup and the paths the routes send each other to.
 import type { AppDirectory } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
-import type { PrismaClient, SandboxPlayer } from '@devplat/db';
-import { findPlayer } from '@devplat/domain/players';
+import { groupCommit, type PrismaClient, type Query } from '@devplat/db';
+import { type ActivePlayer, activePlayers } from '@devplat/domain/players';
 import type { CurrentSession, Logger } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
-import type { Metrics } from '@devplat/metrics';
+import { type Metrics, observedBatch } from '@devplat/metrics';
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { type PlayerSessions, playerSessions } from './session.ts';
@@ -16,6 +16,8 @@ export interface PlayerClientDependencies {
   pairwiseSecret: string;
   cookieKeys: string[];
   prisma: PrismaClient;
+  /** Plain SQL for the signed-in player's status, read on every page. */
+  query: Query;
   store: KeyValueStore;
   provider: Provider;
   /** The directory the token endpoint reads apps from, shared with the consent screen. */
@@ -25,7 +27,7 @@ export interface PlayerClientDependencies {
 }
 
 /** A current session whose player is still active. */
-export type SignedInPlayer = CurrentSession<{ playerId: string }> & { player: SandboxPlayer };
+export type SignedInPlayer = CurrentSession<{ playerId: string }> & { player: ActivePlayer };
 
 export interface PlayerClient extends PlayerClientDependencies {
   /** Served over https: Secure cookies with the __Host- prefix. */
@@ -48,6 +50,12 @@ export function safeReturnTo(value: unknown): string {
 export function playerClient(deps: PlayerClientDependencies): PlayerClient {
   const secure = deps.config.playerClientUrl.protocol === 'https:';
   const sessions = playerSessions(deps.store, secure);
+  // Concurrent pages share one statement (groupCommit); each still waits for one that starts after
+  // it arrived, so a player disabled before the page is seen by it.
+  const activePlayer = groupCommit(
+    observedBatch(deps.metrics, 'active_player', (ids: string[]) => activePlayers(deps.query, ids)),
+    { maxBatch: 100, timeoutMs: deps.query.timeoutMs, dependency: 'PostgreSQL' },
+  );
   return {
     ...deps,
     secure,
@@ -57,8 +65,8 @@ export function playerClient(deps: PlayerClientDependencies): PlayerClient {
     async signedInPlayer(ctx) {
       const current = await sessions.current(ctx);
       if (!current) return null;
-      const player = await findPlayer(deps.prisma, current.session.playerId);
-      if (player?.status !== 'active') {
+      const player = await activePlayer(current.session.playerId);
+      if (!player) {
         await sessions.end(ctx);
         return null;
       }

@@ -17,6 +17,8 @@ export { playerNamed, playerWithUsername } from './operators.ts';
 export { checkedPlayer, minimumPlayerPasswordLength, type PlayerMembers, username } from './rules.ts';
 export { type PlayerSearch, searchPlayers } from './search.ts';
 export {
+  type ActivePlayer,
+  activePlayers,
   findPlayer,
   findPlayerByUsername,
   findPlayerOfAccount,
