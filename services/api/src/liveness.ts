@@ -10,7 +10,7 @@
 // PostgreSQL does not answer within the query's bound (DATABASE_TIMEOUT_MS) fails its calls as a
 // dependency failure and holds back none of the calls after it.
 import { usableAppCondition } from '@devplat/app-directory';
-import { groupCommit, isUuid, type Query } from '@devplat/db';
+import { groupCommit, isUuid, type Query, statementRoundTrips } from '@devplat/db';
 import { ProblemError } from '@devplat/http';
 import { type Metrics, observedBatch } from '@devplat/metrics';
 import { type AccessToken, invalidToken } from './bearer.ts';
@@ -49,8 +49,6 @@ const livenessAndProfileStatement = `
 /** Tokens checked by one statement. */
 const maxBatch = 100;
 
-const livenessRoundTrips = (query: Query) => ({ maxBatch, timeoutMs: query.timeoutMs, dependency: 'PostgreSQL' });
-
 export type LivenessAndProfileCheck = (token: AccessToken) => Promise<TokenProfile>;
 
 export function livenessAndProfileCheck(query: Query, metrics?: Metrics): LivenessAndProfileCheck {
@@ -65,7 +63,7 @@ export function livenessAndProfileCheck(query: Query, metrics?: Metrics): Livene
       const byIndex = new Map(rows.map((row) => [Number(row.i), row]));
       return tokens.map((_, index) => byIndex.get(index + 1));
     }),
-    livenessRoundTrips(query),
+    statementRoundTrips(query, maxBatch),
   );
 
   return async (token) => {

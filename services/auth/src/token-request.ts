@@ -78,10 +78,16 @@ export function currentFacts(): TokenRequestFacts | undefined {
  * runs inside one; false elsewhere, where the caller writes at once.
  */
 export function deferToAnswer(commit: () => Promise<void>): boolean {
-  const ctx = currentRequest();
-  if (ctx?.oidc?.route !== 'token') return false;
-  tokenRequestFacts(ctx).commit = commit;
+  const facts = tokenRouteFacts();
+  if (!facts) return false;
+  facts.commit = commit;
   return true;
+}
+
+/** The facts of the token request being served; none in a revocation or outside a request. */
+function tokenRouteFacts(): TokenRequestFacts | undefined {
+  const ctx = currentRequest();
+  return ctx?.oidc?.route === 'token' ? tokenRequestFacts(ctx) : undefined;
 }
 
 /**
@@ -103,9 +109,8 @@ export async function readOnce(store: KeyValueStore, keys: string[]): Promise<(s
  * of the request; elsewhere (a revocation, outside a request) `keys` alone.
  */
 export async function readWithAhead(store: KeyValueStore, keys: string[], ahead: string[]): Promise<(string | null)[]> {
-  const ctx = currentRequest();
-  if (ctx?.oidc?.route !== 'token') return store.getMany(keys);
-  const facts = tokenRequestFacts(ctx);
+  const facts = tokenRouteFacts();
+  if (!facts) return store.getMany(keys);
   const values = await store.getMany([...keys, ...ahead]);
   facts.readAhead ??= new Map();
   for (const [i, key] of ahead.entries()) facts.readAhead.set(key, values[keys.length + i] ?? null);

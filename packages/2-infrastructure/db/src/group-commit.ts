@@ -26,6 +26,13 @@ export interface GroupCommitOptions {
   dependency?: string;
 }
 
+/** Round trips of a plain statement (`query`): bounded as its statements are, failing as PostgreSQL. */
+export const statementRoundTrips = (query: { timeoutMs: number }, maxBatch = 100): GroupCommitOptions => ({
+  maxBatch,
+  timeoutMs: query.timeoutMs,
+  dependency: 'PostgreSQL',
+});
+
 /**
  * `read` answers a batch of distinct keys (at most `maxBatch`), one value per key in their order.
  * Returns the per-call reader.

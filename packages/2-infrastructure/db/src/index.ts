@@ -15,7 +15,7 @@ export type {
 } from './generated/client.ts';
 export { Prisma, PrismaClient } from './generated/client.ts';
 export * from './generated/enums.ts';
-export { groupCommit } from './group-commit.ts';
+export { groupCommit, statementRoundTrips } from './group-commit.ts';
 export { isUuid } from './ids.ts';
 export { applyMigrations, diffSchemaAgainstMigrations, readMigrations } from './migrations.ts';
 export { prismaDir } from './paths.ts';

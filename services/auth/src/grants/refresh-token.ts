@@ -23,7 +23,7 @@
 // docs/benchmarks.md). Each call still waits for a statement that starts after it arrived, so a
 // consent ended before the call is seen by it.
 import { limits } from '@devplat/contract';
-import { groupCommit, type Query } from '@devplat/db';
+import { groupCommit, type Query, statementRoundTrips } from '@devplat/db';
 import { activeConsentIdsOfGrants } from '@devplat/domain/consents';
 import { type Metrics, observedBatch } from '@devplat/metrics';
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
@@ -35,7 +35,7 @@ export type ConsentOfGrant = (grantId: string) => Promise<string | null>;
 export function consentOfGrant(query: Query, metrics?: Metrics): ConsentOfGrant {
   return groupCommit(
     observedBatch(metrics, 'consent_of_grant', (grantIds: string[]) => activeConsentIdsOfGrants(query, grantIds)),
-    { maxBatch: 100, timeoutMs: query.timeoutMs, dependency: 'PostgreSQL' },
+    statementRoundTrips(query),
   );
 }
 

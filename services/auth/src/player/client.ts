@@ -2,7 +2,7 @@
 // signed-in player's lookup and the paths the routes send each other to.
 import type { AppDirectory } from '@devplat/app-directory';
 import type { Config } from '@devplat/config';
-import { groupCommit, type PrismaClient, type Query } from '@devplat/db';
+import { groupCommit, type PrismaClient, type Query, statementRoundTrips } from '@devplat/db';
 import { type ActivePlayer, activePlayers } from '@devplat/domain/players';
 import type { CurrentSession, Logger } from '@devplat/http';
 import type { KeyValueStore } from '@devplat/kv';
@@ -54,7 +54,7 @@ export function playerClient(deps: PlayerClientDependencies): PlayerClient {
   // it arrived, so a player disabled before the page is seen by it.
   const activePlayer = groupCommit(
     observedBatch(deps.metrics, 'active_player', (ids: string[]) => activePlayers(deps.query, ids)),
-    { maxBatch: 100, timeoutMs: deps.query.timeoutMs, dependency: 'PostgreSQL' },
+    statementRoundTrips(deps.query),
   );
   return {
     ...deps,

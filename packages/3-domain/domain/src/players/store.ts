@@ -1,7 +1,7 @@
 // The sandbox_players table: every statement on sandbox players is here, and only these write them.
 // The api's per-call liveness statement (services/api/src/liveness.ts) reads a player's status too,
 // on purpose: it is one statement across areas on the hot path.
-import { type PlayerStatus, Prisma, type Query, type SandboxPlayer, storableText } from '@devplat/db';
+import { isUuid, type PlayerStatus, Prisma, type Query, type SandboxPlayer, storableText } from '@devplat/db';
 import type { Db } from '../db.ts';
 import { beyond, likeLiteral, orderOf, type Page, type Position, page } from '../paging.ts';
 
@@ -33,14 +33,12 @@ const activePlayersStatement = `
   FROM unnest($1::uuid[]) WITH ORDINALITY AS t(player_id, i)
   JOIN sandbox_players p ON p.id = t.player_id AND p.status = 'active'`;
 
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Each player while active, else null, in order: one statement for many, through the driver, for
  * the player client's check on every page (an id that is no uuid is no player, and is not sent).
  */
 export async function activePlayers(query: Query, playerIds: string[]): Promise<(ActivePlayer | null)[]> {
-  const ids = playerIds.map((id) => (uuidShape.test(id) ? id : null));
+  const ids = playerIds.map((id) => (isUuid(id) ? id : null));
   const rows = await query<{ i: string; id: string; username: string; display_name: string | null }>(
     activePlayersStatement,
     [ids],
